@@ -38,10 +38,12 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
@@ -102,6 +104,8 @@ func (v RequestID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -145,10 +149,12 @@ var objectWriteTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
+	return wire.MarshalTable(v, &objectWriteTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
@@ -162,10 +168,12 @@ var scalarSessionID = wire.Scalar{
 //
 //go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return scalarSessionID.AppendValue(nil, &v), nil
+	return scalarSessionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
@@ -215,10 +223,12 @@ var objectReadTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileRequest)
+	return wire.MarshalTable(v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
@@ -271,10 +281,12 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
@@ -353,7 +365,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -364,7 +376,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -419,11 +431,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -449,6 +461,8 @@ func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -462,10 +476,12 @@ var scalarToolCallID = wire.Scalar{
 //
 //go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return scalarToolCallID.AppendValue(nil, &v), nil
+	return scalarToolCallID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
@@ -480,10 +496,12 @@ var enumToolKind = wire.Enum{
 //
 //go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return enumToolKind.AppendValue(nil, &v), nil
+	return enumToolKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
@@ -498,10 +516,12 @@ var enumToolCallStatus = wire.Enum{
 //
 //go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return enumToolCallStatus.AppendValue(nil, &v), nil
+	return enumToolCallStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
@@ -542,6 +562,8 @@ func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
@@ -585,36 +607,24 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Text != nil, v.Image != nil, v.Audio != nil, v.ResourceLink != nil, v.Resource != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Text.decodeField(d, key)
 	case v.Image != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Resource.decodeField(d, key)
 	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -705,6 +715,8 @@ func (v ContentBlock) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -755,10 +767,12 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
@@ -773,10 +787,12 @@ var enumRole = wire.Enum{
 //
 //go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
-	return enumRole.AppendValue(nil, &v), nil
+	return enumRole.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
@@ -843,6 +859,8 @@ func (v TextContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -929,6 +947,8 @@ func (v ImageContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -999,6 +1019,8 @@ func (v AudioContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1133,6 +1155,8 @@ func (v ResourceLink) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResourceLink) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1231,6 +1255,8 @@ func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1301,6 +1327,8 @@ func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1371,6 +1399,8 @@ func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1437,6 +1467,8 @@ func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1471,10 +1503,12 @@ var objectContent = wire.Object{
 //
 //go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectContent)
+	return wire.MarshalTable(v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
@@ -1518,10 +1552,12 @@ var objectDiff = wire.Object{
 //
 //go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiff)
+	return wire.MarshalTable(v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
@@ -1535,10 +1571,12 @@ var scalarTerminalID = wire.Scalar{
 //
 //go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return scalarTerminalID.AppendValue(nil, &v), nil
+	return scalarTerminalID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
@@ -1570,10 +1608,12 @@ var objectTerminal = wire.Object{
 //
 //go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminal)
+	return wire.MarshalTable(v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
@@ -1611,10 +1651,12 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
@@ -1661,10 +1703,12 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
@@ -1678,10 +1722,12 @@ var scalarPermissionOptionID = wire.Scalar{
 //
 //go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return scalarPermissionOptionID.AppendValue(nil, &v), nil
+	return scalarPermissionOptionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
@@ -1696,10 +1742,12 @@ var enumPermissionOptionKind = wire.Enum{
 //
 //go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return enumPermissionOptionKind.AppendValue(nil, &v), nil
+	return enumPermissionOptionKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
@@ -1770,10 +1818,12 @@ var objectCreateTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
+	return wire.MarshalTable(v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
@@ -1828,6 +1878,8 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1865,10 +1917,12 @@ var objectTerminalOutputRequest = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
+	return wire.MarshalTable(v, &objectTerminalOutputRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
@@ -1906,10 +1960,12 @@ var objectReleaseTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
+	return wire.MarshalTable(v, &objectReleaseTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
@@ -1947,10 +2003,12 @@ var objectWaitForTerminalExitRequest = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
@@ -1988,10 +2046,12 @@ var objectKillTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalRequest)
+	return wire.MarshalTable(v, &objectKillTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
@@ -2049,10 +2109,12 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
@@ -2095,10 +2157,12 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
@@ -2127,10 +2191,12 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
@@ -2156,10 +2222,12 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
@@ -2226,10 +2294,12 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
@@ -2244,10 +2314,12 @@ var enumElicitationSchemaType = wire.Enum{
 //
 //go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return enumElicitationSchemaType.AppendValue(nil, &v), nil
+	return enumElicitationSchemaType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
@@ -2304,6 +2376,8 @@ func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
@@ -2326,10 +2400,12 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
@@ -2344,10 +2420,12 @@ var enumStringFormat = wire.Enum{
 //
 //go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return enumStringFormat.AppendValue(nil, &v), nil
+	return enumStringFormat.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
@@ -2391,10 +2469,12 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
@@ -2486,10 +2566,12 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
@@ -2545,10 +2627,12 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
@@ -2604,10 +2688,12 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
@@ -2651,10 +2737,12 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
@@ -2692,6 +2780,8 @@ func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
@@ -2714,10 +2804,12 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
@@ -2752,10 +2844,12 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
@@ -2793,10 +2887,12 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
@@ -2865,10 +2961,12 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
@@ -2914,10 +3012,12 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
@@ -2931,10 +3031,12 @@ var scalarElicitationID = wire.Scalar{
 //
 //go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return scalarElicitationID.AppendValue(nil, &v), nil
+	return scalarElicitationID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
@@ -2986,10 +3088,12 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
@@ -3019,6 +3123,8 @@ func (v ExtRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -3051,6 +3157,8 @@ func (v AgentResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
@@ -3082,10 +3190,12 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
@@ -3120,10 +3230,12 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
@@ -3186,10 +3298,12 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
@@ -3203,10 +3317,12 @@ var scalarProtocolVersion = wire.Scalar{
 //
 //go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return scalarProtocolVersion.AppendValue(nil, &v), nil
+	return scalarProtocolVersion.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
@@ -3283,10 +3399,12 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
@@ -3330,10 +3448,12 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
@@ -3371,10 +3491,12 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
@@ -3454,10 +3576,12 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
@@ -3483,10 +3607,12 @@ var objectSessionListCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionListCapabilities)
+	return wire.MarshalTable(v, &objectSessionListCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
@@ -3512,10 +3638,12 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
@@ -3541,10 +3669,12 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
@@ -3570,10 +3700,12 @@ var objectSessionResumeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
+	return wire.MarshalTable(v, &objectSessionResumeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
@@ -3599,10 +3731,12 @@ var objectSessionCloseCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
+	return wire.MarshalTable(v, &objectSessionCloseCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
@@ -3637,10 +3771,12 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
@@ -3666,10 +3802,12 @@ var objectLogoutCapabilities = wire.Object{
 //
 //go:noinline
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutCapabilities)
+	return wire.MarshalTable(v, &objectLogoutCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
@@ -3702,6 +3840,8 @@ func (v AuthMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
@@ -3715,10 +3855,12 @@ var scalarAuthMethodID = wire.Scalar{
 //
 //go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return scalarAuthMethodID.AppendValue(nil, &v), nil
+	return scalarAuthMethodID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
@@ -3780,10 +3922,12 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
@@ -3827,10 +3971,12 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
@@ -3874,10 +4020,12 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
@@ -3903,10 +4051,12 @@ var objectAuthenticateResponse = wire.Object{
 //
 //go:noinline
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateResponse)
+	return wire.MarshalTable(v, &objectAuthenticateResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
@@ -3932,10 +4082,12 @@ var objectLogoutResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutResponse)
+	return wire.MarshalTable(v, &objectLogoutResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
@@ -3989,10 +4141,12 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
@@ -4037,10 +4191,12 @@ var objectSessionModeState = wire.Object{
 //
 //go:noinline
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionModeState)
+	return wire.MarshalTable(v, &objectSessionModeState)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
@@ -4054,10 +4210,12 @@ var scalarSessionModeID = wire.Scalar{
 //
 //go:noinline
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return scalarSessionModeID.AppendValue(nil, &v), nil
+	return scalarSessionModeID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
@@ -4101,10 +4259,12 @@ var objectSessionMode = wire.Object{
 //
 //go:noinline
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMode)
+	return wire.MarshalTable(v, &objectSessionMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
@@ -4179,10 +4339,12 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
@@ -4196,10 +4358,12 @@ var scalarSessionConfigID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigID.AppendValue(nil, &v), nil
+	return scalarSessionConfigID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
@@ -4214,10 +4378,12 @@ var enumSessionConfigOptionCategory = wire.Enum{
 //
 //go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
@@ -4231,10 +4397,12 @@ var scalarSessionConfigValueID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
+	return scalarSessionConfigValueID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
@@ -4248,7 +4416,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
+			err := listSliceSessionConfigSelectOption.DecodeValue(d, &x)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -4260,7 +4428,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
+			err := listSliceSessionConfigSelectGroup.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -4275,10 +4443,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
+		b = listSliceSessionConfigSelectOption.AppendValue(b, &v.Ungrouped)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
+		b = listSliceSessionConfigSelectGroup.AppendValue(b, &v.Grouped)
 		return b
 	}
 	return append(b, "null"...)
@@ -4293,6 +4461,8 @@ func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -4336,10 +4506,12 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
@@ -4390,10 +4562,12 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
@@ -4407,10 +4581,12 @@ var scalarSessionConfigGroupID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
@@ -4442,10 +4618,12 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
@@ -4468,10 +4646,12 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
@@ -4519,10 +4699,12 @@ var objectLoadSessionResponse = wire.Object{
 //
 //go:noinline
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionResponse)
+	return wire.MarshalTable(v, &objectLoadSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
@@ -4567,10 +4749,12 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
@@ -4634,10 +4818,12 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
@@ -4663,10 +4849,12 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
@@ -4714,10 +4902,12 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
@@ -4743,10 +4933,12 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
@@ -4772,10 +4964,12 @@ var objectSetSessionModeResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
+	return wire.MarshalTable(v, &objectSetSessionModeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
@@ -4814,10 +5008,12 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
@@ -4868,6 +5064,8 @@ func (v PromptResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -4882,10 +5080,12 @@ var enumStopReason = wire.Enum{
 //
 //go:noinline
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return enumStopReason.AppendValue(nil, &v), nil
+	return enumStopReason.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
@@ -4915,6 +5115,8 @@ func (v ExtResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -4952,10 +5154,12 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Error) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
@@ -4984,6 +5188,8 @@ func (v ErrorCode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5012,10 +5218,12 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
@@ -5070,6 +5278,8 @@ func (v SessionNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5140,81 +5350,42 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "sessionUpdate" {
+		switch {
+		case v.UserMessageChunk != nil, v.AgentMessageChunk != nil, v.AgentThoughtChunk != nil, v.ToolCall != nil, v.ToolCallUpdate != nil, v.Plan != nil, v.AvailableCommandsUpdate != nil, v.CurrentModeUpdate != nil, v.ConfigOptionUpdate != nil, v.SessionInfoUpdate != nil, v.UsageUpdate != nil, v.Notice != nil, v.CompactionUpdate != nil, v.CompactionSummaryChunk != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.UserMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.UserMessageChunk.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.ToolCall != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCall.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallUpdate.decodeField(d, key)
 	case v.Plan != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Plan.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.CurrentModeUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CurrentModeUpdate, &objectCurrentModeUpdate, key)
 	case v.ConfigOptionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.Unknown != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -5368,6 +5539,8 @@ func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5381,10 +5554,12 @@ var scalarMessageID = wire.Scalar{
 //
 //go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return scalarMessageID.AppendValue(nil, &v), nil
+	return scalarMessageID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
@@ -5451,6 +5626,8 @@ func (v ContentChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5507,14 +5684,14 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -5567,11 +5744,11 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -5597,6 +5774,8 @@ func (v ToolCall) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5655,6 +5834,8 @@ func (v PlanEntry) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5669,10 +5850,12 @@ var enumPlanEntryPriority = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryPriority.AppendValue(nil, &v), nil
+	return enumPlanEntryPriority.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
@@ -5687,10 +5870,12 @@ var enumPlanEntryStatus = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryStatus.AppendValue(nil, &v), nil
+	return enumPlanEntryStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
@@ -5715,7 +5900,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "entries":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+		if err := listSlicePlanEntrySkipInvalid.DecodeValue(d, &v.Entries); err != nil {
 			v.Entries = nil
 			return 0, wire.AtKey(d.Recover(m, err), "entries")
 		}
@@ -5729,7 +5914,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"entries\":")
-	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
+	b = listSlicePlanEntrySkipInvalid.AppendValue(b, &v.Entries)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -5746,6 +5931,8 @@ func (v Plan) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Plan) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5792,10 +5979,12 @@ var objectAvailableCommand = wire.Object{
 //
 //go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommand)
+	return wire.MarshalTable(v, &objectAvailableCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommand, wire.Lenient)
 }
@@ -5821,6 +6010,8 @@ func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
@@ -5852,10 +6043,12 @@ var objectUnstructuredCommandInput = wire.Object{
 //
 //go:noinline
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
+	return wire.MarshalTable(v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
@@ -5894,10 +6087,12 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
@@ -5929,10 +6124,12 @@ var objectCurrentModeUpdate = wire.Object{
 //
 //go:noinline
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
+	return wire.MarshalTable(v, &objectCurrentModeUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCurrentModeUpdate, wire.Lenient)
 }
@@ -5971,10 +6168,12 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
@@ -6012,10 +6211,12 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
@@ -6053,10 +6254,12 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
@@ -6103,10 +6306,12 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
@@ -6121,10 +6326,12 @@ var enumNoticeSeverity = wire.Enum{
 //
 //go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return enumNoticeSeverity.AppendValue(nil, &v), nil
+	return enumNoticeSeverity.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
@@ -6174,10 +6381,12 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
@@ -6191,10 +6400,12 @@ var scalarCompactionID = wire.Scalar{
 //
 //go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return scalarCompactionID.AppendValue(nil, &v), nil
+	return scalarCompactionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
@@ -6209,10 +6420,12 @@ var enumCompactionStatus = wire.Enum{
 //
 //go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return enumCompactionStatus.AppendValue(nil, &v), nil
+	return enumCompactionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
@@ -6272,10 +6485,12 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
@@ -6316,10 +6531,12 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
@@ -6351,10 +6568,12 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
@@ -6384,6 +6603,8 @@ func (v ExtNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6421,10 +6642,12 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
@@ -6474,10 +6697,12 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
@@ -6545,10 +6770,12 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
@@ -6586,10 +6813,12 @@ var objectFileSystemCapabilities = wire.Object{
 //
 //go:noinline
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
+	return wire.MarshalTable(v, &objectFileSystemCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
@@ -6642,10 +6871,12 @@ var objectClientSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
+	return wire.MarshalTable(v, &objectClientSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
@@ -6660,10 +6891,12 @@ var objectCompactionCapabilities = wire.Object{
 //
 //go:noinline
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionCapabilities)
+	return wire.MarshalTable(v, &objectCompactionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
@@ -6698,10 +6931,12 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
+	return wire.MarshalTable(v, &objectSessionConfigOptionsCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
@@ -6727,10 +6962,12 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 //
 //go:noinline
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
+	return wire.MarshalTable(v, &objectBooleanConfigOptionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
@@ -6745,10 +6982,12 @@ var objectNoticeCapabilities = wire.Object{
 //
 //go:noinline
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNoticeCapabilities)
+	return wire.MarshalTable(v, &objectNoticeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
@@ -6780,10 +7019,12 @@ var objectAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthCapabilities)
+	return wire.MarshalTable(v, &objectAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
@@ -6827,10 +7068,12 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
@@ -6856,10 +7099,12 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
@@ -6885,10 +7130,12 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
@@ -6920,10 +7167,12 @@ var objectAuthenticateRequest = wire.Object{
 //
 //go:noinline
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateRequest)
+	return wire.MarshalTable(v, &objectAuthenticateRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
@@ -6949,10 +7198,12 @@ var objectLogoutRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutRequest)
+	return wire.MarshalTable(v, &objectLogoutRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
@@ -6978,13 +7229,13 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 	case "cwd":
 		return 0, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceString.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return 1, nil
 		}
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 1, wire.AtKey(listSliceMCPServer.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -6997,10 +7248,10 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.AdditionalDirectories)
 	}
 	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+	b = listSliceMCPServer.AppendValue(b, &v.MCPServers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7017,6 +7268,8 @@ func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7050,16 +7303,16 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.HTTP != nil, v.SSE != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.HTTP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.HTTP.decodeField(d, key)
 	case v.SSE != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.SSE.decodeField(d, key)
 	case v.Stdio != nil:
 		return v.Stdio.decodeField(d, key)
@@ -7149,6 +7402,8 @@ func (v MCPServer) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7203,6 +7458,8 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7234,7 +7491,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Headers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(listSliceHTTPHeader.DecodeValue(d, &v.Headers), "headers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7248,7 +7505,7 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b = wire.Key(b, &comma, "\"headers\":")
-	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
+	b = listSliceHTTPHeader.AppendValue(b, &v.Headers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7265,6 +7522,8 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7296,7 +7555,7 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Headers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(listSliceHTTPHeader.DecodeValue(d, &v.Headers), "headers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7310,7 +7569,7 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b = wire.Key(b, &comma, "\"headers\":")
-	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
+	b = listSliceHTTPHeader.AppendValue(b, &v.Headers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7327,6 +7586,8 @@ func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7358,13 +7619,13 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Args = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return 2, wire.AtKey(listSliceString.DecodeValue(d, &v.Args), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return 3, nil
 		}
-		return 3, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return 3, wire.AtKey(listSliceEnvVariable.DecodeValue(d, &v.Env), "env")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -7378,9 +7639,9 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"command\":")
 	b = wire.AppendString(b, v.Command)
 	b = wire.Key(b, &comma, "\"args\":")
-	b = wire.AppendSlice(b, v.Args, wire.EncodeString)
+	b = listSliceString.AppendValue(b, &v.Args)
 	b = wire.Key(b, &comma, "\"env\":")
-	b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
+	b = listSliceEnvVariable.AppendValue(b, &v.Env)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7397,6 +7658,8 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7460,10 +7723,12 @@ var objectLoadSessionRequest = wire.Object{
 //
 //go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionRequest)
+	return wire.MarshalTable(v, &objectLoadSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
@@ -7515,10 +7780,12 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
@@ -7550,10 +7817,12 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
@@ -7617,10 +7886,12 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
@@ -7652,10 +7923,12 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
@@ -7693,10 +7966,12 @@ var objectSetSessionModeRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
+	return wire.MarshalTable(v, &objectSetSessionModeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
@@ -7754,10 +8029,12 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
@@ -7780,10 +8057,12 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
@@ -7806,10 +8085,12 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
@@ -7835,11 +8116,11 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "sessionId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(listSliceContentBlock.DecodeValue(d, &v.Prompt), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
+		return wire.Optional, wire.AtKey(listSliceRuntimeContextItem.DecodeValue(d, &v.RuntimeContext), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -7849,14 +8130,14 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
 	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
-	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
+	b = listSliceContentBlock.AppendValue(b, &v.Prompt)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
+		b = listSliceRuntimeContextItem.AppendValue(b, &v.RuntimeContext)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -7870,6 +8151,8 @@ func (v PromptRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7902,6 +8185,8 @@ func (v ClientResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
@@ -7933,10 +8218,12 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
@@ -7971,10 +8258,12 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
@@ -8000,10 +8289,12 @@ var objectWriteTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
+	return wire.MarshalTable(v, &objectWriteTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
@@ -8035,10 +8326,12 @@ var objectReadTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileResponse)
+	return wire.MarshalTable(v, &objectReadTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
@@ -8073,10 +8366,12 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
@@ -8111,6 +8406,8 @@ func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
@@ -8125,10 +8422,12 @@ var objectRequestPermissionOutcomeCancelled = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
@@ -8160,10 +8459,12 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
@@ -8195,10 +8496,12 @@ var objectCreateTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
+	return wire.MarshalTable(v, &objectCreateTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
@@ -8245,10 +8548,12 @@ var objectTerminalOutputResponse = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
+	return wire.MarshalTable(v, &objectTerminalOutputResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
@@ -8286,10 +8591,12 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
@@ -8315,10 +8622,12 @@ var objectReleaseTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
+	return wire.MarshalTable(v, &objectReleaseTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
@@ -8356,10 +8665,12 @@ var objectWaitForTerminalExitResponse = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
@@ -8385,10 +8696,12 @@ var objectKillTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalResponse)
+	return wire.MarshalTable(v, &objectKillTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
@@ -8446,10 +8759,12 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
@@ -8464,10 +8779,12 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
@@ -8482,10 +8799,12 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
@@ -8508,10 +8827,12 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
@@ -8567,7 +8888,7 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			var x []string
-			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
+			err := listSliceString.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -8594,7 +8915,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.StringArray)
 		return b
 	}
 	return append(b, "null"...)
@@ -8609,6 +8930,8 @@ func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8637,10 +8960,12 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
@@ -8669,10 +8994,12 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
@@ -8704,10 +9031,12 @@ var objectCancelNotification = wire.Object{
 //
 //go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelNotification)
+	return wire.MarshalTable(v, &objectCancelNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
@@ -8742,10 +9071,12 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
@@ -8771,10 +9102,12 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
+	return wire.MarshalTable(v, &objectSessionRuntimeContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
@@ -8803,10 +9136,12 @@ var objectRuntimeContextItem = wire.Object{
 //
 //go:noinline
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRuntimeContextItem)
+	return wire.MarshalTable(v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
 }
@@ -8844,10 +9179,12 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportResumableCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportResumableCapabilities, wire.Lenient)
 }
@@ -8882,10 +9219,12 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportCapabilities, wire.Lenient)
 }
@@ -9078,42 +9417,123 @@ func marshal(x interface {
 	return x.AppendJSON(nil), nil
 }
 
-func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
-	return unionToolCallContent.DecodeValue(d, p)
+var listSliceToolCallContentSkipInvalid = wire.List{
+	Type: (*[]ToolCallContent)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionToolCallContent,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
-	return objectToolCallLocation.DecodeValue(d, p)
+var listSliceToolCallLocationSkipInvalid = wire.List{
+	Type: (*[]ToolCallLocation)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectToolCallLocation,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
-	return unionToolCallContent.AppendValue(b, p)
+var listSliceSessionConfigSelectOption = wire.List{
+	Type: (*[]SessionConfigSelectOption)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectOption,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
-	return objectToolCallLocation.AppendValue(b, p)
+var listSliceSessionConfigSelectGroup = wire.List{
+	Type: (*[]SessionConfigSelectGroup)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectGroup,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
-	return objectSessionConfigSelectOption.DecodeValue(d, p)
+var listSlicePlanEntrySkipInvalid = wire.List{
+	Type: (*[]PlanEntry)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*PlanEntry)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
-	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+var listSliceString = wire.List{
+	Type: (*[]string)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
-	return objectSessionConfigSelectOption.AppendValue(b, p)
+var listSliceMCPServer = wire.List{
+	Type: (*[]MCPServer)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*MCPServer)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
-	return objectSessionConfigSelectGroup.AppendValue(b, p)
+var listSliceHTTPHeader = wire.List{
+	Type: (*[]HTTPHeader)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*HTTPHeader)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
-	return objectRuntimeContextItem.DecodeValue(d, p)
+var listSliceEnvVariable = wire.List{
+	Type: (*[]EnvVariable)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*EnvVariable)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
-	return objectRuntimeContextItem.AppendValue(b, p)
+var listSliceContentBlock = wire.List{
+	Type: (*[]ContentBlock)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ContentBlock)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
+}
+
+var listSliceRuntimeContextItem = wire.List{
+	Type: (*[]RuntimeContextItem)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectRuntimeContextItem,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }

@@ -18,19 +18,19 @@ func (e *emitter) validators(f *jen.File) {
 			continue // a Go alias shares its target's methods
 		}
 		if e.cold(t) {
-			tableValidate(f, t, wireName("ValidateTable").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(objectTable(t))))
+			tableValidate(f, t, jen.Op("&").Id(objectTable(t)))
 			continue
 		}
 		if e.coldUnion(t) {
-			tableValidate(f, t, wireName("ValidateUnion").Call(jen.Op("&").Id("v"), jen.Id("x"), jen.Op("&").Id(unionTable(t.Union))))
+			tableValidate(f, t, jen.Op("&").Id(unionTable(t.Union)))
 			continue
 		}
 		if stringEnum(t) {
-			tableValidate(f, t, jen.Id(enumTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")))
+			tableValidate(f, t, jen.Op("&").Id(enumTable(t)))
 			continue
 		}
 		if scalarAlias(t) {
-			tableValidate(f, t, jen.Id(scalarTable(t)).Dot("ValidateValue").Call(jen.Op("&").Id("v"), jen.Id("x")))
+			tableValidate(f, t, jen.Op("&").Id(scalarTable(t)))
 			continue
 		}
 		var body []jen.Code
@@ -45,7 +45,7 @@ func (e *emitter) validators(f *jen.File) {
 		case ir.Enum:
 			body = e.enumValidate(t)
 		case ir.Alias:
-			body = e.valueValidate(t.Target, goType(t.Target).Call(jen.Op("*").Id("x")), false)
+			body = e.valueValidate(t.Target, aliased(t.Target, "x"), false)
 		}
 		f.Comment(fmt.Sprintf("Validate reports every way x breaks the schema of %s, each with the JSON pointer of the offending value.", t.Name))
 		f.Func().Params(jen.Id("x").Op("*").Id(t.Name)).Id("Validate").Params().Error().Block(

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -15,8 +16,14 @@ const hexDigits = "0123456789abcdef"
 // JavaScript.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// Read only: the bytes of s, for loading 8 at a time.
+	bs := unsafe.Slice(unsafe.StringData(s), len(s))
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && !swarSpecial(binary.LittleEndian.Uint64(bs[i:])) {
+			i += 8 // eight plain bytes
+			continue
+		}
 		c := s[i]
 		if strPlain[c] {
 			i++

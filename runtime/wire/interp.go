@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -42,8 +41,11 @@ func ValidateTable(vd *Validator, v any, o *Object) {
 	vd.giveBack(w)
 }
 
-// MarshalTable encodes *v for encoding/json after checking that every union
-// in it has exactly one variant set (a *EncodeError otherwise).
+// MarshalTable encodes v, the struct o describes or a pointer to it, for
+// encoding/json after checking that every union in it has exactly one
+// variant set (a *EncodeError otherwise). A value-receiver MarshalJSON
+// passes the struct itself: taking its address instead would move it to the
+// heap in the method's own code, compiled once per type.
 func MarshalTable(v any, o *Object) ([]byte, error) {
 	vd := validators.Get().(*Validator)
 	*vd = Validator{}
@@ -56,6 +58,19 @@ func MarshalTable(v any, o *Object) ([]byte, error) {
 		return nil, err
 	}
 	return appendObject(nil, p, o), nil
+}
+
+// ValidateErr reports every violation of the value v points to, described
+// by t: what a generated Validate returns, in one call (Check with t's
+// ValidateValue).
+func ValidateErr(v any, t Table) error {
+	w := validators.Get().(*Validator)
+	*w = Validator{}
+	t.ValidateValue(w, v)
+	err := w.Err()
+	*w = Validator{} // the error owns the violations now
+	validators.Put(w)
+	return err
 }
 
 // DecodeMember decodes the member named key of the object *v described by
@@ -311,7 +326,7 @@ func decodeSlice(d *Decoder, p unsafe.Pointer, v *Value) error {
 		}
 		m := d.Mark()
 		if h.len == h.cap {
-			v.sliceAt(p).Grow(1)
+			v.sliceAt(p).Grow(max(1, v.first-h.cap))
 		}
 		n := h.len
 		h.len++
@@ -443,18 +458,34 @@ func appendValue(b []byte, p unsafe.Pointer, v *Value) []byte {
 	case ShapeCoded:
 		return codedAt(v.Coded, p).AppendJSON(b)
 	case ShapeSlice:
-		b = append(b, '[')
-		for i := range (*sliceHeader)(p).len {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, item(p, i, v.size), v.Elem)
-		}
-		return append(b, ']')
+		return appendSlice(b, p, v)
 	case ShapeMap:
 		return appendMap(b, p, v)
 	}
 	panic("wire: unknown shape")
+}
+
+// appendSlice is AppendSlice for a slice of shape v at p. Items with
+// methods of their own and strings, the common ones, are appended without
+// a turn through appendValue.
+func appendSlice(b []byte, p unsafe.Pointer, v *Value) []byte {
+	b = append(b, '[')
+	elem := v.Elem
+	for i := range (*sliceHeader)(p).len {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		x := item(p, i, v.size)
+		switch elem.Shape {
+		case ShapeCoded:
+			b = codedAt(elem.Coded, x).AppendJSON(b)
+		case ShapeString:
+			b = AppendString(b, *(*string)(x))
+		default:
+			b = appendValue(b, x, elem)
+		}
+	}
+	return append(b, ']')
 }
 
 // appendMap is AppendMap for a map of shape v at p: keys sorted.
@@ -612,11 +643,12 @@ type Scalar struct {
 }
 
 // at is the value v points to, a pointer of s's type (a generator bug
-// otherwise, reported at once).
+// otherwise, reported at once), or for a value-receiver MarshalJSON the
+// value itself (see heldValue).
 func (s *Scalar) at(v any) unsafe.Pointer {
 	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&s.Type))
 	if e.typ != want.typ {
-		panic(fmt.Sprintf("wire: table of %T used on a %T", s.Type, v))
+		return heldValue(v, s.Type)
 	}
 	return e.data
 }

@@ -362,3 +362,62 @@ func TestTableDecodesIntoClearedMemory(t *testing.T) {
 		t.Errorf("decoded %+v, want only the later members", v)
 	}
 }
+
+// TestValidateErr: one call reports what a Validator walking the table
+// reports, and nil for a valid value; the error keeps its violations after
+// the pooled Validator is reused.
+func TestValidateErr(t *testing.T) {
+	bad := &task{ID: "x", Tags: []string{}}
+	var vd Validator
+	ValidateTable(&vd, bad, &objectTask)
+	want := vd.Err().Error()
+	err := ValidateErr(bad, &objectTask)
+	if err == nil || err.Error() != want {
+		t.Fatalf("ValidateErr = %v, want %s", err, want)
+	}
+	if err := ValidateErr(&task{ID: "t1", Tags: []string{}}, &objectTask); err != nil {
+		t.Errorf("valid task: %v", err)
+	}
+	if err.Error() != want {
+		t.Errorf("violations changed after reuse: %v", err)
+	}
+}
+
+// TestMarshalTableTakesValue: the struct itself encodes as a pointer to it
+// does; a value of another type is still refused.
+func TestMarshalTableTakesValue(t *testing.T) {
+	title := "x"
+	v := task{ID: "t1", Title: &title, Tags: []string{"a"}, At: &spot{X: 1, Y: 2}}
+	byPtr, err1 := MarshalTable(&v, &objectTask)
+	byVal, err2 := MarshalTable(v, &objectTask)
+	if err1 != nil || err2 != nil || string(byVal) != string(byPtr) {
+		t.Errorf("value %s (%v), pointer %s (%v)", byVal, err2, byPtr, err1)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for a struct of another type")
+		}
+	}()
+	_, _ = MarshalTable(spot{}, &objectTask)
+}
+
+// TestScalarAndEnumTakeValues: a named scalar's and a string enum's table
+// append the value itself as they append through a pointer to it, and
+// refuse a value of another type.
+func TestScalarAndEnumTakeValues(t *testing.T) {
+	s := &Scalar{Type: (*level)(nil), Value: &String}
+	lv := level("low")
+	if got, want := string(s.AppendValue(nil, lv)), string(s.AppendValue(nil, &lv)); got != want || got != `"low"` {
+		t.Errorf("scalar: value %s, pointer %s", got, want)
+	}
+	e := &Enum{Name: "level", Type: (*level)(nil), Values: []string{"low", "high"}}
+	if got := string(e.AppendValue(nil, level("high"))); got != `"high"` {
+		t.Errorf("enum: value %s", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for a value of another type")
+		}
+	}()
+	_ = s.AppendValue(nil, "low")
+}

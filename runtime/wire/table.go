@@ -67,6 +67,10 @@ type Value struct {
 	// is grown through reflection without reflect.NewAt's type lookup.
 	ptrType unsafe.Pointer
 	flat    bool // ShapeSlice: items hold no pointers
+	// ShapeSlice: the capacity of a slice's first allocation, room for
+	// two items at least and for 64 bytes of small ones, so short arrays
+	// (the common ones) are not grown item by item.
+	first int
 }
 
 // sliceHeader is the layout of a slice value.
@@ -143,12 +147,14 @@ type Object struct {
 	Union      *Union
 	UnionField string
 
-	once     sync.Once
-	typ      reflect.Type   // the struct
-	unionAt  uintptr        // offset of UnionField
-	unknown  uintptr        // offset of the Unknown field
-	required Members        // required members by slot
-	byName   map[string]int // member index by JSON name
+	once sync.Once
+	typ  reflect.Type // the struct
+	// valueType is the type word of an interface holding the struct.
+	valueType unsafe.Pointer
+	unionAt   uintptr        // offset of UnionField
+	unknown   uintptr        // offset of the Unknown field
+	required  Members        // required members by slot
+	byName    map[string]int // member index by JSON name
 }
 
 // layout reads the struct's offsets and types once.
@@ -160,6 +166,8 @@ func (o *Object) layout() *Object {
 func (o *Object) resolve() {
 	t := reflect.TypeOf(o.Type).Elem()
 	o.typ = t
+	x := reflect.New(t).Elem().Interface()
+	o.valueType = (*eface)(unsafe.Pointer(&x)).typ
 	unknown := field(t, "Unknown", reflect.TypeFor[Fields]())
 	o.unknown = unknown.Offset
 	o.byName = make(map[string]int, len(o.Members))
@@ -200,6 +208,7 @@ func (v *Value) resolve(t reflect.Type) {
 	switch v.Shape {
 	case ShapeSlice:
 		v.typ, v.size, v.flat = t, t.Elem().Size(), !hasPointers(t.Elem())
+		v.first = max(2, int(64/max(v.size, 1)))
 		x := reflect.New(t).Interface()
 		v.ptrType = (*eface)(unsafe.Pointer(&x)).typ
 		v.Elem.resolve(t.Elem())
@@ -248,11 +257,13 @@ type eface struct {
 }
 
 // pointer is the struct v points to, after o's layout is read; v must be a
-// pointer of o's type (a generator bug otherwise, reported at once).
+// pointer of o's type (a generator bug otherwise, reported at once), or for
+// MarshalTable the struct itself: an interface holding a struct, which is
+// never pointer-shaped (it has its Unknown slice), points to its copy.
 func (o *Object) pointer(v any) unsafe.Pointer {
 	o.layout()
 	e, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&o.Type))
-	if e.typ != want.typ {
+	if e.typ != want.typ && e.typ != o.valueType {
 		panic(fmt.Sprintf("wire: table of %T used on a %T", o.Type, v))
 	}
 	return e.data
@@ -278,11 +289,30 @@ func codedAt(c Coded, p unsafe.Pointer) Coded {
 func at(p unsafe.Pointer, off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
 
 // string is the string v points to, a pointer of e's type (a generator bug
-// otherwise, reported at once); the type is a string type.
+// otherwise, reported at once); the type is a string type. For a
+// value-receiver MarshalJSON v may hold the value itself, as for Scalar.at.
 func (e *Enum) string(v any) *string {
 	ev, want := (*eface)(unsafe.Pointer(&v)), (*eface)(unsafe.Pointer(&e.Type))
 	if ev.typ != want.typ {
-		panic(fmt.Sprintf("wire: table of %T used on a %T", e.Type, v))
+		return (*string)(heldValue(v, e.Type))
 	}
 	return (*string)(ev.data)
+}
+
+// heldValue is where the value v holds is, v holding a value of the type
+// the nil pointer ptr points to (a generator bug otherwise, reported at
+// once): a value-receiver MarshalJSON passes its receiver so. An interface
+// holding a string, number or struct (not pointer-shaped) points to its
+// copy, and a reflect.Type's data word is the type word of an interface
+// holding that type. Out of line, so that the tables' pointer check
+// inlines.
+//
+//go:noinline
+func heldValue(v, ptr any) unsafe.Pointer {
+	t := reflect.TypeOf(ptr).Elem()
+	e := (*eface)(unsafe.Pointer(&v))
+	if e.typ != (*iface)(unsafe.Pointer(&t)).data {
+		panic(fmt.Sprintf("wire: table of %T used on a %T", ptr, v))
+	}
+	return e.data
 }

@@ -38,10 +38,12 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
@@ -102,6 +104,8 @@ func (v RequestID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -145,10 +149,12 @@ var objectWriteTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileRequest)
+	return wire.MarshalTable(v, &objectWriteTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileRequest, wire.Lenient)
 }
@@ -162,10 +168,12 @@ var scalarSessionID = wire.Scalar{
 //
 //go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return scalarSessionID.AppendValue(nil, &v), nil
+	return scalarSessionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
@@ -215,10 +223,12 @@ var objectReadTextFileRequest = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileRequest)
+	return wire.MarshalTable(v, &objectReadTextFileRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileRequest, wire.Lenient)
 }
@@ -271,10 +281,12 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
@@ -353,7 +365,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -364,7 +376,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -419,11 +431,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -449,6 +461,8 @@ func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -462,10 +476,12 @@ var scalarToolCallID = wire.Scalar{
 //
 //go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return scalarToolCallID.AppendValue(nil, &v), nil
+	return scalarToolCallID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
@@ -480,10 +496,12 @@ var enumToolKind = wire.Enum{
 //
 //go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return enumToolKind.AppendValue(nil, &v), nil
+	return enumToolKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
@@ -498,10 +516,12 @@ var enumToolCallStatus = wire.Enum{
 //
 //go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return enumToolCallStatus.AppendValue(nil, &v), nil
+	return enumToolCallStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
@@ -542,6 +562,8 @@ func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionToolCallContent, wire.Lenient)
 }
@@ -585,36 +607,24 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Text != nil, v.Image != nil, v.Audio != nil, v.ResourceLink != nil, v.Resource != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Text.decodeField(d, key)
 	case v.Image != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Resource.decodeField(d, key)
 	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -705,6 +715,8 @@ func (v ContentBlock) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -755,10 +767,12 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
@@ -773,10 +787,12 @@ var enumRole = wire.Enum{
 //
 //go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
-	return enumRole.AppendValue(nil, &v), nil
+	return enumRole.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
@@ -843,6 +859,8 @@ func (v TextContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -929,6 +947,8 @@ func (v ImageContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -999,6 +1019,8 @@ func (v AudioContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1133,6 +1155,8 @@ func (v ResourceLink) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResourceLink) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1231,6 +1255,8 @@ func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1301,6 +1327,8 @@ func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1371,6 +1399,8 @@ func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1437,6 +1467,8 @@ func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1471,10 +1503,12 @@ var objectContent = wire.Object{
 //
 //go:noinline
 func (v Content) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectContent)
+	return wire.MarshalTable(v, &objectContent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectContent, wire.Lenient)
 }
@@ -1518,10 +1552,12 @@ var objectDiff = wire.Object{
 //
 //go:noinline
 func (v Diff) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiff)
+	return wire.MarshalTable(v, &objectDiff)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiff, wire.Lenient)
 }
@@ -1535,10 +1571,12 @@ var scalarTerminalID = wire.Scalar{
 //
 //go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return scalarTerminalID.AppendValue(nil, &v), nil
+	return scalarTerminalID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
@@ -1570,10 +1608,12 @@ var objectTerminal = wire.Object{
 //
 //go:noinline
 func (v Terminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminal)
+	return wire.MarshalTable(v, &objectTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminal, wire.Lenient)
 }
@@ -1611,10 +1651,12 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
@@ -1661,10 +1703,12 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
@@ -1678,10 +1722,12 @@ var scalarPermissionOptionID = wire.Scalar{
 //
 //go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return scalarPermissionOptionID.AppendValue(nil, &v), nil
+	return scalarPermissionOptionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
@@ -1696,10 +1742,12 @@ var enumPermissionOptionKind = wire.Enum{
 //
 //go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return enumPermissionOptionKind.AppendValue(nil, &v), nil
+	return enumPermissionOptionKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
@@ -1770,10 +1818,12 @@ var objectCreateTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalRequest)
+	return wire.MarshalTable(v, &objectCreateTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalRequest, wire.Lenient)
 }
@@ -1828,6 +1878,8 @@ func (v EnvVariable) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1865,10 +1917,12 @@ var objectTerminalOutputRequest = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputRequest)
+	return wire.MarshalTable(v, &objectTerminalOutputRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputRequest, wire.Lenient)
 }
@@ -1906,10 +1960,12 @@ var objectReleaseTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalRequest)
+	return wire.MarshalTable(v, &objectReleaseTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalRequest, wire.Lenient)
 }
@@ -1947,10 +2003,12 @@ var objectWaitForTerminalExitRequest = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitRequest)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitRequest, wire.Lenient)
 }
@@ -1988,10 +2046,12 @@ var objectKillTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v KillTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalRequest)
+	return wire.MarshalTable(v, &objectKillTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalRequest, wire.Lenient)
 }
@@ -2049,10 +2109,12 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
@@ -2095,10 +2157,12 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
@@ -2127,10 +2191,12 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
@@ -2156,10 +2222,12 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
@@ -2226,10 +2294,12 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
@@ -2244,10 +2314,12 @@ var enumElicitationSchemaType = wire.Enum{
 //
 //go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return enumElicitationSchemaType.AppendValue(nil, &v), nil
+	return enumElicitationSchemaType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
@@ -2304,6 +2376,8 @@ func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
@@ -2326,10 +2400,12 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
@@ -2344,10 +2420,12 @@ var enumStringFormat = wire.Enum{
 //
 //go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return enumStringFormat.AppendValue(nil, &v), nil
+	return enumStringFormat.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
@@ -2391,10 +2469,12 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
@@ -2486,10 +2566,12 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
@@ -2545,10 +2627,12 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
@@ -2604,10 +2688,12 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
@@ -2651,10 +2737,12 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
@@ -2692,6 +2780,8 @@ func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
@@ -2714,10 +2804,12 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
@@ -2752,10 +2844,12 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
@@ -2793,10 +2887,12 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
@@ -2865,10 +2961,12 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
@@ -2914,10 +3012,12 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
@@ -2931,10 +3031,12 @@ var scalarElicitationID = wire.Scalar{
 //
 //go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return scalarElicitationID.AppendValue(nil, &v), nil
+	return scalarElicitationID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
@@ -2986,10 +3088,12 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
@@ -3042,10 +3146,12 @@ var objectMessageMCPRequest = wire.Object{
 //
 //go:noinline
 func (v MessageMCPRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPRequest)
+	return wire.MarshalTable(v, &objectMessageMCPRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPRequest, wire.Lenient)
 }
@@ -3059,10 +3165,12 @@ var scalarMCPServerACPID = wire.Scalar{
 //
 //go:noinline
 func (v MCPServerACPID) MarshalJSON() ([]byte, error) {
-	return scalarMCPServerACPID.AppendValue(nil, &v), nil
+	return scalarMCPServerACPID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerACPID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMCPServerACPID, wire.Lenient)
 }
@@ -3076,10 +3184,12 @@ var scalarMCPRequestID = wire.Scalar{
 //
 //go:noinline
 func (v MCPRequestID) MarshalJSON() ([]byte, error) {
-	return scalarMCPRequestID.AppendValue(nil, &v), nil
+	return scalarMCPRequestID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPRequestID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMCPRequestID, wire.Lenient)
 }
@@ -3109,6 +3219,8 @@ func (v ExtRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -3141,6 +3253,8 @@ func (v AgentResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
@@ -3172,10 +3286,12 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
@@ -3210,10 +3326,12 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
@@ -3276,10 +3394,12 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
@@ -3293,10 +3413,12 @@ var scalarProtocolVersion = wire.Scalar{
 //
 //go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return scalarProtocolVersion.AppendValue(nil, &v), nil
+	return scalarProtocolVersion.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
@@ -3382,10 +3504,12 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
@@ -3429,10 +3553,12 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
@@ -3476,10 +3602,12 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
@@ -3604,10 +3732,12 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
@@ -3633,10 +3763,12 @@ var objectSessionListCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionListCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionListCapabilities)
+	return wire.MarshalTable(v, &objectSessionListCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionListCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionListCapabilities, wire.Lenient)
 }
@@ -3662,10 +3794,12 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
@@ -3691,10 +3825,12 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
@@ -3729,10 +3865,12 @@ var objectSessionSystemPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionSystemPromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionSystemPromptCapabilities, wire.Lenient)
 }
@@ -3767,10 +3905,12 @@ var objectSessionSystemPromptModeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptModeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptModeCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptModeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionSystemPromptModeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionSystemPromptModeCapabilities, wire.Lenient)
 }
@@ -3796,10 +3936,12 @@ var objectSessionSystemPromptOverrideCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionSystemPromptOverrideCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionSystemPromptOverrideCapabilities)
+	return wire.MarshalTable(v, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionSystemPromptOverrideCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionSystemPromptOverrideCapabilities, wire.Lenient)
 }
@@ -3825,10 +3967,12 @@ var objectSessionForkCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionForkCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionForkCapabilities)
+	return wire.MarshalTable(v, &objectSessionForkCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionForkCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionForkCapabilities, wire.Lenient)
 }
@@ -3854,10 +3998,12 @@ var objectSessionArchiveCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionArchiveCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionArchiveCapabilities)
+	return wire.MarshalTable(v, &objectSessionArchiveCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionArchiveCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionArchiveCapabilities, wire.Lenient)
 }
@@ -3883,10 +4029,12 @@ var objectSessionStatusCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusCapabilities)
+	return wire.MarshalTable(v, &objectSessionStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusCapabilities, wire.Lenient)
 }
@@ -3912,10 +4060,12 @@ var objectSessionTitleCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionTitleCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionTitleCapabilities)
+	return wire.MarshalTable(v, &objectSessionTitleCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionTitleCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionTitleCapabilities, wire.Lenient)
 }
@@ -3941,10 +4091,12 @@ var objectSessionResumeCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionResumeCapabilities)
+	return wire.MarshalTable(v, &objectSessionResumeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionResumeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionResumeCapabilities, wire.Lenient)
 }
@@ -3970,10 +4122,12 @@ var objectSessionCloseCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCloseCapabilities)
+	return wire.MarshalTable(v, &objectSessionCloseCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCloseCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCloseCapabilities, wire.Lenient)
 }
@@ -4017,10 +4171,12 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
@@ -4046,10 +4202,12 @@ var objectAuthStatusCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthStatusCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusCapabilities)
+	return wire.MarshalTable(v, &objectAuthStatusCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusCapabilities, wire.Lenient)
 }
@@ -4075,10 +4233,12 @@ var objectLogoutCapabilities = wire.Object{
 //
 //go:noinline
 func (v LogoutCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutCapabilities)
+	return wire.MarshalTable(v, &objectLogoutCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutCapabilities, wire.Lenient)
 }
@@ -4104,10 +4264,12 @@ var objectProvidersCapabilities = wire.Object{
 //
 //go:noinline
 func (v ProvidersCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProvidersCapabilities)
+	return wire.MarshalTable(v, &objectProvidersCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProvidersCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProvidersCapabilities, wire.Lenient)
 }
@@ -4140,6 +4302,8 @@ func (v AuthMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
@@ -4153,10 +4317,12 @@ var scalarAuthMethodID = wire.Scalar{
 //
 //go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return scalarAuthMethodID.AppendValue(nil, &v), nil
+	return scalarAuthMethodID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
@@ -4218,10 +4384,12 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
@@ -4265,10 +4433,12 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
@@ -4312,10 +4482,12 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
@@ -4341,10 +4513,12 @@ var objectAuthenticateResponse = wire.Object{
 //
 //go:noinline
 func (v AuthenticateResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateResponse)
+	return wire.MarshalTable(v, &objectAuthenticateResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateResponse, wire.Lenient)
 }
@@ -4382,10 +4556,12 @@ var objectListProvidersResponse = wire.Object{
 //
 //go:noinline
 func (v ListProvidersResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListProvidersResponse)
+	return wire.MarshalTable(v, &objectListProvidersResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListProvidersResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListProvidersResponse, wire.Lenient)
 }
@@ -4445,10 +4621,12 @@ var objectProviderInfo = wire.Object{
 //
 //go:noinline
 func (v ProviderInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProviderInfo)
+	return wire.MarshalTable(v, &objectProviderInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProviderInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProviderInfo, wire.Lenient)
 }
@@ -4462,10 +4640,12 @@ var scalarProviderID = wire.Scalar{
 //
 //go:noinline
 func (v ProviderID) MarshalJSON() ([]byte, error) {
-	return scalarProviderID.AppendValue(nil, &v), nil
+	return scalarProviderID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProviderID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProviderID, wire.Lenient)
 }
@@ -4480,10 +4660,12 @@ var enumLlmProtocol = wire.Enum{
 //
 //go:noinline
 func (v LlmProtocol) MarshalJSON() ([]byte, error) {
-	return enumLlmProtocol.AppendValue(nil, &v), nil
+	return enumLlmProtocol.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LlmProtocol) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumLlmProtocol, wire.Lenient)
 }
@@ -4524,10 +4706,12 @@ var objectProviderCurrentConfig = wire.Object{
 //
 //go:noinline
 func (v ProviderCurrentConfig) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProviderCurrentConfig)
+	return wire.MarshalTable(v, &objectProviderCurrentConfig)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProviderCurrentConfig) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProviderCurrentConfig, wire.Lenient)
 }
@@ -4553,10 +4737,12 @@ var objectSetProviderResponse = wire.Object{
 //
 //go:noinline
 func (v SetProviderResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetProviderResponse)
+	return wire.MarshalTable(v, &objectSetProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetProviderResponse, wire.Lenient)
 }
@@ -4582,10 +4768,12 @@ var objectDisableProviderResponse = wire.Object{
 //
 //go:noinline
 func (v DisableProviderResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDisableProviderResponse)
+	return wire.MarshalTable(v, &objectDisableProviderResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DisableProviderResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDisableProviderResponse, wire.Lenient)
 }
@@ -4611,10 +4799,12 @@ var objectLogoutResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutResponse)
+	return wire.MarshalTable(v, &objectLogoutResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutResponse, wire.Lenient)
 }
@@ -4662,10 +4852,12 @@ var objectAuthStatusResponse = wire.Object{
 //
 //go:noinline
 func (v AuthStatusResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusResponse)
+	return wire.MarshalTable(v, &objectAuthStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusResponse, wire.Lenient)
 }
@@ -4680,10 +4872,12 @@ var enumAuthState = wire.Enum{
 //
 //go:noinline
 func (v AuthState) MarshalJSON() ([]byte, error) {
-	return enumAuthState.AppendValue(nil, &v), nil
+	return enumAuthState.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumAuthState, wire.Lenient)
 }
@@ -4739,10 +4933,12 @@ var objectAuthAccount = wire.Object{
 //
 //go:noinline
 func (v AuthAccount) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthAccount)
+	return wire.MarshalTable(v, &objectAuthAccount)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthAccount) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthAccount, wire.Lenient)
 }
@@ -4796,10 +4992,12 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
@@ -4844,10 +5042,12 @@ var objectSessionModeState = wire.Object{
 //
 //go:noinline
 func (v SessionModeState) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionModeState)
+	return wire.MarshalTable(v, &objectSessionModeState)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeState) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionModeState, wire.Lenient)
 }
@@ -4861,10 +5061,12 @@ var scalarSessionModeID = wire.Scalar{
 //
 //go:noinline
 func (v SessionModeID) MarshalJSON() ([]byte, error) {
-	return scalarSessionModeID.AppendValue(nil, &v), nil
+	return scalarSessionModeID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionModeID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionModeID, wire.Lenient)
 }
@@ -4908,10 +5110,12 @@ var objectSessionMode = wire.Object{
 //
 //go:noinline
 func (v SessionMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMode)
+	return wire.MarshalTable(v, &objectSessionMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMode, wire.Lenient)
 }
@@ -4986,10 +5190,12 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
@@ -5003,10 +5209,12 @@ var scalarSessionConfigID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigID.AppendValue(nil, &v), nil
+	return scalarSessionConfigID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
@@ -5021,10 +5229,12 @@ var enumSessionConfigOptionCategory = wire.Enum{
 //
 //go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
@@ -5038,10 +5248,12 @@ var scalarSessionConfigValueID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
+	return scalarSessionConfigValueID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
@@ -5055,7 +5267,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
+			err := listSliceSessionConfigSelectOption.DecodeValue(d, &x)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -5067,7 +5279,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
+			err := listSliceSessionConfigSelectGroup.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -5082,10 +5294,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
+		b = listSliceSessionConfigSelectOption.AppendValue(b, &v.Ungrouped)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
+		b = listSliceSessionConfigSelectGroup.AppendValue(b, &v.Grouped)
 		return b
 	}
 	return append(b, "null"...)
@@ -5100,6 +5312,8 @@ func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5143,10 +5357,12 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
@@ -5197,10 +5413,12 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
@@ -5214,10 +5432,12 @@ var scalarSessionConfigGroupID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
@@ -5249,10 +5469,12 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
@@ -5275,10 +5497,12 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
@@ -5326,10 +5550,12 @@ var objectLoadSessionResponse = wire.Object{
 //
 //go:noinline
 func (v LoadSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionResponse)
+	return wire.MarshalTable(v, &objectLoadSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionResponse, wire.Lenient)
 }
@@ -5374,10 +5600,12 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
@@ -5447,10 +5675,12 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
@@ -5476,10 +5706,12 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
@@ -5533,10 +5765,12 @@ var objectForkSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ForkSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectForkSessionResponse)
+	return wire.MarshalTable(v, &objectForkSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ForkSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectForkSessionResponse, wire.Lenient)
 }
@@ -5562,10 +5796,12 @@ var objectArchiveSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ArchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectArchiveSessionResponse)
+	return wire.MarshalTable(v, &objectArchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ArchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectArchiveSessionResponse, wire.Lenient)
 }
@@ -5591,10 +5827,12 @@ var objectUnarchiveSessionResponse = wire.Object{
 //
 //go:noinline
 func (v UnarchiveSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnarchiveSessionResponse)
+	return wire.MarshalTable(v, &objectUnarchiveSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnarchiveSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnarchiveSessionResponse, wire.Lenient)
 }
@@ -5629,10 +5867,12 @@ var objectSessionStatusResponse = wire.Object{
 //
 //go:noinline
 func (v SessionStatusResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusResponse)
+	return wire.MarshalTable(v, &objectSessionStatusResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatusResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusResponse, wire.Lenient)
 }
@@ -5647,10 +5887,12 @@ var enumSessionStatus = wire.Enum{
 //
 //go:noinline
 func (v SessionStatus) MarshalJSON() ([]byte, error) {
-	return enumSessionStatus.AppendValue(nil, &v), nil
+	return enumSessionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionStatus, wire.Lenient)
 }
@@ -5682,10 +5924,12 @@ var objectSetSessionTitleResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionTitleResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionTitleResponse)
+	return wire.MarshalTable(v, &objectSetSessionTitleResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionTitleResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionTitleResponse, wire.Lenient)
 }
@@ -5733,10 +5977,12 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
@@ -5762,10 +6008,12 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
@@ -5791,10 +6039,12 @@ var objectSetSessionModeResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeResponse)
+	return wire.MarshalTable(v, &objectSetSessionModeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeResponse, wire.Lenient)
 }
@@ -5833,10 +6083,12 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
@@ -5903,6 +6155,8 @@ func (v PromptResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5917,10 +6171,12 @@ var enumStopReason = wire.Enum{
 //
 //go:noinline
 func (v StopReason) MarshalJSON() ([]byte, error) {
-	return enumStopReason.AppendValue(nil, &v), nil
+	return enumStopReason.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStopReason, wire.Lenient)
 }
@@ -5982,10 +6238,12 @@ var objectUsage = wire.Object{
 //
 //go:noinline
 func (v Usage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsage)
+	return wire.MarshalTable(v, &objectUsage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Usage) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsage, wire.Lenient)
 }
@@ -6015,6 +6273,8 @@ func (v ExtResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6052,10 +6312,12 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Error) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
@@ -6084,6 +6346,8 @@ func (v ErrorCode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6112,10 +6376,12 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
@@ -6170,6 +6436,8 @@ func (v SessionNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6255,106 +6523,52 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "sessionUpdate" {
+		switch {
+		case v.UserMessageChunk != nil, v.AgentMessageChunk != nil, v.AgentThoughtChunk != nil, v.ToolCall != nil, v.ToolCallUpdate != nil, v.Plan != nil, v.PlanUpdate != nil, v.PlanRemoved != nil, v.AvailableCommandsUpdate != nil, v.CurrentModeUpdate != nil, v.ConfigOptionUpdate != nil, v.SessionInfoUpdate != nil, v.UsageUpdate != nil, v.Notice != nil, v.CompactionUpdate != nil, v.CompactionSummaryChunk != nil, v.SubagentUpdate != nil, v.SessionMessage != nil, v.SessionMessageChunk != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.UserMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.UserMessageChunk.decodeField(d, key)
 	case v.AgentMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentThoughtChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.ToolCall != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCall.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallUpdate.decodeField(d, key)
 	case v.Plan != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Plan.decodeField(d, key)
 	case v.PlanUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.PlanUpdate.decodeField(d, key)
 	case v.PlanRemoved != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.PlanRemoved, &objectPlanRemoved, key)
 	case v.AvailableCommandsUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.CurrentModeUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CurrentModeUpdate, &objectCurrentModeUpdate, key)
 	case v.ConfigOptionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.SubagentUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SubagentUpdate, &objectSubagentUpdate, key)
 	case v.SessionMessage != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionMessage, &objectSessionMessage, key)
 	case v.SessionMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionMessageChunk, &objectSessionMessageChunk, key)
 	case v.Unknown != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -6543,6 +6757,8 @@ func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6556,10 +6772,12 @@ var scalarMessageID = wire.Scalar{
 //
 //go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return scalarMessageID.AppendValue(nil, &v), nil
+	return scalarMessageID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
@@ -6626,6 +6844,8 @@ func (v ContentChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6682,14 +6902,14 @@ func (v *ToolCall) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		return wire.Optional, nil
 	case "content":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, decodeToolCallContent); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
 		return wire.Optional, nil
 	case "locations":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -6742,11 +6962,11 @@ func (v *ToolCall) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, appendToolCallContent)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -6772,6 +6992,8 @@ func (v ToolCall) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6830,6 +7052,8 @@ func (v PlanEntry) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6844,10 +7068,12 @@ var enumPlanEntryPriority = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryPriority.AppendValue(nil, &v), nil
+	return enumPlanEntryPriority.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
@@ -6862,10 +7088,12 @@ var enumPlanEntryStatus = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryStatus.AppendValue(nil, &v), nil
+	return enumPlanEntryStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
@@ -6890,7 +7118,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "entries":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+		if err := listSlicePlanEntrySkipInvalid.DecodeValue(d, &v.Entries); err != nil {
 			v.Entries = nil
 			return 0, wire.AtKey(d.Recover(m, err), "entries")
 		}
@@ -6904,7 +7132,7 @@ func (v *Plan) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Plan) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"entries\":")
-	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
+	b = listSlicePlanEntrySkipInvalid.AppendValue(b, &v.Entries)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -6921,6 +7149,8 @@ func (v Plan) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Plan) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6958,26 +7188,20 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Items != nil, v.File != nil, v.Markdown != nil, v.Unknown != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Items != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Items.decodeField(d, key)
 	case v.File != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.File.decodeField(d, key)
 	case v.Markdown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Markdown.decodeField(d, key)
 	case v.Unknown != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.NotMember, nil
 	}
 	return wire.NotMember, nil
@@ -7054,6 +7278,8 @@ func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7067,10 +7293,12 @@ var scalarPlanID = wire.Scalar{
 //
 //go:noinline
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return scalarPlanID.AppendValue(nil, &v), nil
+	return scalarPlanID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
@@ -7097,7 +7325,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON); err != nil {
+		if err := listSlicePlanEntrySkipInvalid.DecodeValue(d, &v.Entries); err != nil {
 			v.Entries = nil
 			return 1, wire.AtKey(d.Recover(m, err), "entries")
 		}
@@ -7113,7 +7341,7 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
 	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
-	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
+	b = listSlicePlanEntrySkipInvalid.AppendValue(b, &v.Entries)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -7130,6 +7358,8 @@ func (v PlanItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7184,6 +7414,8 @@ func (v PlanFile) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanFile) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7238,6 +7470,8 @@ func (v PlanMarkdown) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanMarkdown) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7288,6 +7522,8 @@ func (v PlanUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7319,10 +7555,12 @@ var objectPlanRemoved = wire.Object{
 //
 //go:noinline
 func (v PlanRemoved) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPlanRemoved)
+	return wire.MarshalTable(v, &objectPlanRemoved)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanRemoved) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPlanRemoved, wire.Lenient)
 }
@@ -7369,10 +7607,12 @@ var objectAvailableCommand = wire.Object{
 //
 //go:noinline
 func (v AvailableCommand) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommand)
+	return wire.MarshalTable(v, &objectAvailableCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommand, wire.Lenient)
 }
@@ -7398,6 +7638,8 @@ func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
@@ -7429,10 +7671,12 @@ var objectUnstructuredCommandInput = wire.Object{
 //
 //go:noinline
 func (v UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnstructuredCommandInput)
+	return wire.MarshalTable(v, &objectUnstructuredCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnstructuredCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnstructuredCommandInput, wire.Lenient)
 }
@@ -7471,10 +7715,12 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
@@ -7506,10 +7752,12 @@ var objectCurrentModeUpdate = wire.Object{
 //
 //go:noinline
 func (v CurrentModeUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCurrentModeUpdate)
+	return wire.MarshalTable(v, &objectCurrentModeUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CurrentModeUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCurrentModeUpdate, wire.Lenient)
 }
@@ -7548,10 +7796,12 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
@@ -7589,10 +7839,12 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
@@ -7630,10 +7882,12 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
@@ -7680,10 +7934,12 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
@@ -7698,10 +7954,12 @@ var enumNoticeSeverity = wire.Enum{
 //
 //go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return enumNoticeSeverity.AppendValue(nil, &v), nil
+	return enumNoticeSeverity.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
@@ -7751,10 +8009,12 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
@@ -7768,10 +8028,12 @@ var scalarCompactionID = wire.Scalar{
 //
 //go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return scalarCompactionID.AppendValue(nil, &v), nil
+	return scalarCompactionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
@@ -7786,10 +8048,12 @@ var enumCompactionStatus = wire.Enum{
 //
 //go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return enumCompactionStatus.AppendValue(nil, &v), nil
+	return enumCompactionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
@@ -7849,10 +8113,12 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
@@ -7893,10 +8159,12 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
@@ -7931,10 +8199,12 @@ var objectSubagentSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SubagentSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentSessionCapabilities)
+	return wire.MarshalTable(v, &objectSubagentSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SubagentSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSubagentSessionCapabilities, wire.Lenient)
 }
@@ -7960,10 +8230,12 @@ var objectSessionCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCancelCapabilities)
+	return wire.MarshalTable(v, &objectSessionCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCancelCapabilities, wire.Lenient)
 }
@@ -8014,6 +8286,8 @@ func (v StateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionStateUpdate, wire.Lenient)
 }
@@ -8036,10 +8310,12 @@ var objectStateUpdateOther = wire.Object{
 //
 //go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStateUpdateOther)
+	return wire.MarshalTable(v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStateUpdateOther, wire.Lenient)
 }
@@ -8065,10 +8341,12 @@ var objectRunningStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRunningStateUpdate)
+	return wire.MarshalTable(v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRunningStateUpdate, wire.Lenient)
 }
@@ -8094,10 +8372,12 @@ var objectErrorStopReason = wire.Object{
 //
 //go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectErrorStopReason)
+	return wire.MarshalTable(v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
@@ -8187,10 +8467,12 @@ var objectIdleStateUpdate = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdate)
+	return wire.MarshalTable(v, &objectIdleStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdate, wire.Lenient)
 }
@@ -8205,10 +8487,12 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonEndTurn, wire.Lenient)
 }
@@ -8223,10 +8507,12 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTokens, wire.Lenient)
 }
@@ -8241,10 +8527,12 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTurnRequests, wire.Lenient)
 }
@@ -8259,10 +8547,12 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonRefusal, wire.Lenient)
 }
@@ -8277,10 +8567,12 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonCancelled, wire.Lenient)
 }
@@ -8303,10 +8595,12 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonOther, wire.Lenient)
 }
@@ -8321,10 +8615,12 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonNone, wire.Lenient)
 }
@@ -8350,10 +8646,12 @@ var objectRequiresActionStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
+	return wire.MarshalTable(v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequiresActionStateUpdate, wire.Lenient)
 }
@@ -8379,10 +8677,12 @@ var objectUnknownStateUpdate = wire.Object{
 //
 //go:noinline
 func (v UnknownStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnknownStateUpdate)
+	return wire.MarshalTable(v, &objectUnknownStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnknownStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnknownStateUpdate, wire.Lenient)
 }
@@ -8459,10 +8759,12 @@ var objectSubagentUpdate = wire.Object{
 //
 //go:noinline
 func (v SubagentUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentUpdate)
+	return wire.MarshalTable(v, &objectSubagentUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SubagentUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSubagentUpdate, wire.Lenient)
 }
@@ -8531,10 +8833,12 @@ var objectSessionMessage = wire.Object{
 //
 //go:noinline
 func (v SessionMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMessage)
+	return wire.MarshalTable(v, &objectSessionMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMessage) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMessage, wire.Lenient)
 }
@@ -8575,10 +8879,12 @@ var objectSessionMessageChunk = wire.Object{
 //
 //go:noinline
 func (v SessionMessageChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionMessageChunk)
+	return wire.MarshalTable(v, &objectSessionMessageChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionMessageChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionMessageChunk, wire.Lenient)
 }
@@ -8610,10 +8916,12 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
@@ -8661,10 +8969,12 @@ var objectAuthStatusUpdateNotification = wire.Object{
 //
 //go:noinline
 func (v AuthStatusUpdateNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusUpdateNotification)
+	return wire.MarshalTable(v, &objectAuthStatusUpdateNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusUpdateNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusUpdateNotification, wire.Lenient)
 }
@@ -8694,6 +9004,8 @@ func (v ExtNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8731,10 +9043,12 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
@@ -8784,10 +9098,12 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
@@ -8873,10 +9189,12 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
@@ -8914,10 +9232,12 @@ var objectFileSystemCapabilities = wire.Object{
 //
 //go:noinline
 func (v FileSystemCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectFileSystemCapabilities)
+	return wire.MarshalTable(v, &objectFileSystemCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *FileSystemCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectFileSystemCapabilities, wire.Lenient)
 }
@@ -8970,10 +9290,12 @@ var objectClientSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientSessionCapabilities)
+	return wire.MarshalTable(v, &objectClientSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientSessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientSessionCapabilities, wire.Lenient)
 }
@@ -8988,10 +9310,12 @@ var objectCompactionCapabilities = wire.Object{
 //
 //go:noinline
 func (v CompactionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionCapabilities)
+	return wire.MarshalTable(v, &objectCompactionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionCapabilities, wire.Lenient)
 }
@@ -9026,10 +9350,12 @@ var objectSessionConfigOptionsCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionsCapabilities)
+	return wire.MarshalTable(v, &objectSessionConfigOptionsCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionsCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOptionsCapabilities, wire.Lenient)
 }
@@ -9055,10 +9381,12 @@ var objectBooleanConfigOptionCapabilities = wire.Object{
 //
 //go:noinline
 func (v BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanConfigOptionCapabilities)
+	return wire.MarshalTable(v, &objectBooleanConfigOptionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanConfigOptionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanConfigOptionCapabilities, wire.Lenient)
 }
@@ -9073,10 +9401,12 @@ var objectNoticeCapabilities = wire.Object{
 //
 //go:noinline
 func (v NoticeCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNoticeCapabilities)
+	return wire.MarshalTable(v, &objectNoticeCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNoticeCapabilities, wire.Lenient)
 }
@@ -9102,10 +9432,12 @@ var objectSubagentCapabilities = wire.Object{
 //
 //go:noinline
 func (v SubagentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSubagentCapabilities)
+	return wire.MarshalTable(v, &objectSubagentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SubagentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSubagentCapabilities, wire.Lenient)
 }
@@ -9131,10 +9463,12 @@ var objectPlanCapabilities = wire.Object{
 //
 //go:noinline
 func (v PlanCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPlanCapabilities)
+	return wire.MarshalTable(v, &objectPlanCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPlanCapabilities, wire.Lenient)
 }
@@ -9166,10 +9500,12 @@ var objectAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthCapabilities)
+	return wire.MarshalTable(v, &objectAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthCapabilities, wire.Lenient)
 }
@@ -9213,10 +9549,12 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
@@ -9242,10 +9580,12 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
@@ -9271,10 +9611,12 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
@@ -9306,10 +9648,12 @@ var objectAuthenticateRequest = wire.Object{
 //
 //go:noinline
 func (v AuthenticateRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthenticateRequest)
+	return wire.MarshalTable(v, &objectAuthenticateRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthenticateRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthenticateRequest, wire.Lenient)
 }
@@ -9335,10 +9679,12 @@ var objectListProvidersRequest = wire.Object{
 //
 //go:noinline
 func (v ListProvidersRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListProvidersRequest)
+	return wire.MarshalTable(v, &objectListProvidersRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListProvidersRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListProvidersRequest, wire.Lenient)
 }
@@ -9393,10 +9739,12 @@ var objectSetProviderRequest = wire.Object{
 //
 //go:noinline
 func (v SetProviderRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetProviderRequest)
+	return wire.MarshalTable(v, &objectSetProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetProviderRequest, wire.Lenient)
 }
@@ -9428,10 +9776,12 @@ var objectDisableProviderRequest = wire.Object{
 //
 //go:noinline
 func (v DisableProviderRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDisableProviderRequest)
+	return wire.MarshalTable(v, &objectDisableProviderRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DisableProviderRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDisableProviderRequest, wire.Lenient)
 }
@@ -9457,10 +9807,12 @@ var objectLogoutRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutRequest)
+	return wire.MarshalTable(v, &objectLogoutRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutRequest, wire.Lenient)
 }
@@ -9486,10 +9838,12 @@ var objectAuthStatusRequest = wire.Object{
 //
 //go:noinline
 func (v AuthStatusRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthStatusRequest)
+	return wire.MarshalTable(v, &objectAuthStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthStatusRequest, wire.Lenient)
 }
@@ -9515,13 +9869,13 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 	case "cwd":
 		return 0, wire.AtKey(wire.DecodeString(&v.Cwd, d), "cwd")
 	case "additionalDirectories":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceString.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return 1, nil
 		}
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServer).DecodeJSON), "mcpServers")
+		return 1, wire.AtKey(listSliceMCPServer.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "systemPrompt":
 		if d.TryNull() {
 			v.SystemPrompt = nil
@@ -9541,10 +9895,10 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.AdditionalDirectories)
 	}
 	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServer).AppendJSON)
+	b = listSliceMCPServer.AppendValue(b, &v.MCPServers)
 	if v.SystemPrompt != nil {
 		b = wire.Key(b, &comma, "\"systemPrompt\":")
 		b = objectSystemPrompt.AppendValue(b, v.SystemPrompt)
@@ -9565,6 +9919,8 @@ func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9601,21 +9957,18 @@ func (v *MCPServer) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *MCPServer) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.HTTP != nil, v.SSE != nil, v.ACP != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.HTTP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.HTTP.decodeField(d, key)
 	case v.SSE != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.SSE.decodeField(d, key)
 	case v.ACP != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ACP.decodeField(d, key)
 	case v.Stdio != nil:
 		return v.Stdio.decodeField(d, key)
@@ -9712,6 +10065,8 @@ func (v MCPServer) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9766,6 +10121,8 @@ func (v HTTPHeader) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9797,7 +10154,7 @@ func (v *MCPServerHTTP) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Headers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(listSliceHTTPHeader.DecodeValue(d, &v.Headers), "headers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9811,7 +10168,7 @@ func (v *MCPServerHTTP) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b = wire.Key(b, &comma, "\"headers\":")
-	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
+	b = listSliceHTTPHeader.AppendValue(b, &v.Headers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9828,6 +10185,8 @@ func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9859,7 +10218,7 @@ func (v *MCPServerSSE) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Headers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Headers, false, (*HTTPHeader).DecodeJSON), "headers")
+		return 2, wire.AtKey(listSliceHTTPHeader.DecodeValue(d, &v.Headers), "headers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9873,7 +10232,7 @@ func (v *MCPServerSSE) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"url\":")
 	b = wire.AppendString(b, v.URL)
 	b = wire.Key(b, &comma, "\"headers\":")
-	b = wire.AppendSlice(b, v.Headers, (*HTTPHeader).AppendJSON)
+	b = listSliceHTTPHeader.AppendValue(b, &v.Headers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9890,6 +10249,8 @@ func (v MCPServerSSE) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerSSE) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9944,6 +10305,8 @@ func (v MCPServerACP) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerACP) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9975,13 +10338,13 @@ func (v *MCPServerStdio) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			v.Args = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.Args, false, wire.DecodeString), "args")
+		return 2, wire.AtKey(listSliceString.DecodeValue(d, &v.Args), "args")
 	case "env":
 		if d.Lenient() && d.TryNull() {
 			v.Env = nil
 			return 3, nil
 		}
-		return 3, wire.AtKey(wire.DecodeSlice(d, &v.Env, false, (*EnvVariable).DecodeJSON), "env")
+		return 3, wire.AtKey(listSliceEnvVariable.DecodeValue(d, &v.Env), "env")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9995,9 +10358,9 @@ func (v *MCPServerStdio) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"command\":")
 	b = wire.AppendString(b, v.Command)
 	b = wire.Key(b, &comma, "\"args\":")
-	b = wire.AppendSlice(b, v.Args, wire.EncodeString)
+	b = listSliceString.AppendValue(b, &v.Args)
 	b = wire.Key(b, &comma, "\"env\":")
-	b = wire.AppendSlice(b, v.Env, (*EnvVariable).AppendJSON)
+	b = listSliceEnvVariable.AppendValue(b, &v.Env)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -10014,6 +10377,8 @@ func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -10060,10 +10425,12 @@ var objectSystemPrompt = wire.Object{
 //
 //go:noinline
 func (v SystemPrompt) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSystemPrompt)
+	return wire.MarshalTable(v, &objectSystemPrompt)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SystemPrompt) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSystemPrompt, wire.Lenient)
 }
@@ -10078,10 +10445,12 @@ var enumSystemPromptMode = wire.Enum{
 //
 //go:noinline
 func (v SystemPromptMode) MarshalJSON() ([]byte, error) {
-	return enumSystemPromptMode.AppendValue(nil, &v), nil
+	return enumSystemPromptMode.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SystemPromptMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSystemPromptMode, wire.Lenient)
 }
@@ -10154,10 +10523,12 @@ var objectLoadSessionRequest = wire.Object{
 //
 //go:noinline
 func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoadSessionRequest)
+	return wire.MarshalTable(v, &objectLoadSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoadSessionRequest, wire.Lenient)
 }
@@ -10218,10 +10589,12 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
@@ -10236,10 +10609,12 @@ var enumSessionArchiveFilter = wire.Enum{
 //
 //go:noinline
 func (v SessionArchiveFilter) MarshalJSON() ([]byte, error) {
-	return enumSessionArchiveFilter.AppendValue(nil, &v), nil
+	return enumSessionArchiveFilter.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionArchiveFilter) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionArchiveFilter, wire.Lenient)
 }
@@ -10271,10 +10646,12 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
@@ -10347,10 +10724,12 @@ var objectForkSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ForkSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectForkSessionRequest)
+	return wire.MarshalTable(v, &objectForkSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ForkSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectForkSessionRequest, wire.Lenient)
 }
@@ -10382,10 +10761,12 @@ var objectArchiveSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ArchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectArchiveSessionRequest)
+	return wire.MarshalTable(v, &objectArchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ArchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectArchiveSessionRequest, wire.Lenient)
 }
@@ -10417,10 +10798,12 @@ var objectUnarchiveSessionRequest = wire.Object{
 //
 //go:noinline
 func (v UnarchiveSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnarchiveSessionRequest)
+	return wire.MarshalTable(v, &objectUnarchiveSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnarchiveSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnarchiveSessionRequest, wire.Lenient)
 }
@@ -10452,10 +10835,12 @@ var objectSessionStatusRequest = wire.Object{
 //
 //go:noinline
 func (v SessionStatusRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionStatusRequest)
+	return wire.MarshalTable(v, &objectSessionStatusRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionStatusRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionStatusRequest, wire.Lenient)
 }
@@ -10493,10 +10878,12 @@ var objectSetSessionTitleRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionTitleRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionTitleRequest)
+	return wire.MarshalTable(v, &objectSetSessionTitleRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionTitleRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionTitleRequest, wire.Lenient)
 }
@@ -10569,10 +10956,12 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
@@ -10604,10 +10993,12 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
@@ -10645,10 +11036,12 @@ var objectSetSessionModeRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionModeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionModeRequest)
+	return wire.MarshalTable(v, &objectSetSessionModeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionModeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionModeRequest, wire.Lenient)
 }
@@ -10706,10 +11099,12 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
@@ -10732,10 +11127,12 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
@@ -10758,10 +11155,12 @@ var objectSetSessionConfigOptionRequestTypeValueID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeValueID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeValueID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeValueID, wire.Lenient)
 }
@@ -10787,11 +11186,11 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "sessionId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(listSliceContentBlock.DecodeValue(d, &v.Prompt), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
+		return wire.Optional, wire.AtKey(listSliceRuntimeContextItem.DecodeValue(d, &v.RuntimeContext), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -10801,14 +11200,14 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
 	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
-	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
+	b = listSliceContentBlock.AppendValue(b, &v.Prompt)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
 	}
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
+		b = listSliceRuntimeContextItem.AppendValue(b, &v.RuntimeContext)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -10822,6 +11221,8 @@ func (v PromptRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -10854,6 +11255,8 @@ func (v ClientResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
@@ -10885,10 +11288,12 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
@@ -10923,10 +11328,12 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
@@ -10952,10 +11359,12 @@ var objectWriteTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v WriteTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWriteTextFileResponse)
+	return wire.MarshalTable(v, &objectWriteTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WriteTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWriteTextFileResponse, wire.Lenient)
 }
@@ -10987,10 +11396,12 @@ var objectReadTextFileResponse = wire.Object{
 //
 //go:noinline
 func (v ReadTextFileResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReadTextFileResponse)
+	return wire.MarshalTable(v, &objectReadTextFileResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReadTextFileResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReadTextFileResponse, wire.Lenient)
 }
@@ -11025,10 +11436,12 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
@@ -11063,6 +11476,8 @@ func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
@@ -11077,10 +11492,12 @@ var objectRequestPermissionOutcomeCancelled = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeCancelled)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcomeCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeCancelled, wire.Lenient)
 }
@@ -11112,10 +11529,12 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
@@ -11147,10 +11566,12 @@ var objectCreateTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CreateTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateTerminalResponse)
+	return wire.MarshalTable(v, &objectCreateTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateTerminalResponse, wire.Lenient)
 }
@@ -11197,10 +11618,12 @@ var objectTerminalOutputResponse = wire.Object{
 //
 //go:noinline
 func (v TerminalOutputResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutputResponse)
+	return wire.MarshalTable(v, &objectTerminalOutputResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutputResponse, wire.Lenient)
 }
@@ -11238,10 +11661,12 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
@@ -11267,10 +11692,12 @@ var objectReleaseTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReleaseTerminalResponse)
+	return wire.MarshalTable(v, &objectReleaseTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReleaseTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReleaseTerminalResponse, wire.Lenient)
 }
@@ -11308,10 +11735,12 @@ var objectWaitForTerminalExitResponse = wire.Object{
 //
 //go:noinline
 func (v WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectWaitForTerminalExitResponse)
+	return wire.MarshalTable(v, &objectWaitForTerminalExitResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *WaitForTerminalExitResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectWaitForTerminalExitResponse, wire.Lenient)
 }
@@ -11337,10 +11766,12 @@ var objectKillTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v KillTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectKillTerminalResponse)
+	return wire.MarshalTable(v, &objectKillTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *KillTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectKillTerminalResponse, wire.Lenient)
 }
@@ -11398,10 +11829,12 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
@@ -11416,10 +11849,12 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
@@ -11434,10 +11869,12 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
@@ -11460,10 +11897,12 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
@@ -11519,7 +11958,7 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 	case wire.KindArray:
 		{
 			var x []string
-			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
+			err := listSliceString.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -11546,7 +11985,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.StringArray)
 		return b
 	}
 	return append(b, "null"...)
@@ -11561,6 +12000,8 @@ func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -11589,10 +12030,12 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
@@ -11625,6 +12068,8 @@ func (v MessageMCPResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMessageMCPResponse, wire.Lenient)
 }
@@ -11656,10 +12101,12 @@ var objectMessageMCPResponseResult = wire.Object{
 //
 //go:noinline
 func (v MessageMCPResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPResponseResult)
+	return wire.MarshalTable(v, &objectMessageMCPResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPResponseResult, wire.Lenient)
 }
@@ -11694,10 +12141,12 @@ var objectMessageMCPResponseError = wire.Object{
 //
 //go:noinline
 func (v MessageMCPResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPResponseError)
+	return wire.MarshalTable(v, &objectMessageMCPResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPResponseError, wire.Lenient)
 }
@@ -11732,10 +12181,12 @@ var objectMCPError = wire.Object{
 //
 //go:noinline
 func (v MCPError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPError)
+	return wire.MarshalTable(v, &objectMCPError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPError, wire.Lenient)
 }
@@ -11764,10 +12215,12 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
@@ -11799,10 +12252,12 @@ var objectCancelNotification = wire.Object{
 //
 //go:noinline
 func (v CancelNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelNotification)
+	return wire.MarshalTable(v, &objectCancelNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelNotification, wire.Lenient)
 }
@@ -11855,10 +12310,12 @@ var objectMessageMCPNotification = wire.Object{
 //
 //go:noinline
 func (v MessageMCPNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMessageMCPNotification)
+	return wire.MarshalTable(v, &objectMessageMCPNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageMCPNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMessageMCPNotification, wire.Lenient)
 }
@@ -11893,10 +12350,12 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
@@ -11955,6 +12414,8 @@ func (v ProxyRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -11992,10 +12453,12 @@ var objectProxySuccessorRequest = wire.Object{
 //
 //go:noinline
 func (v ProxySuccessorRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxySuccessorRequest)
+	return wire.MarshalTable(v, &objectProxySuccessorRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxySuccessorRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxySuccessorRequest, wire.Lenient)
 }
@@ -12028,6 +12491,8 @@ func (v ProxyResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionProxyResponse, wire.Lenient)
 }
@@ -12059,10 +12524,12 @@ var objectProxyResponseResult = wire.Object{
 //
 //go:noinline
 func (v ProxyResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyResponseResult)
+	return wire.MarshalTable(v, &objectProxyResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxyResponseResult, wire.Lenient)
 }
@@ -12097,10 +12564,12 @@ var objectProxyResponseError = wire.Object{
 //
 //go:noinline
 func (v ProxyResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyResponseError)
+	return wire.MarshalTable(v, &objectProxyResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxyResponseError, wire.Lenient)
 }
@@ -12130,6 +12599,8 @@ func (v ProxySuccessorResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxySuccessorResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -12161,10 +12632,12 @@ var objectProxyNotification = wire.Object{
 //
 //go:noinline
 func (v ProxyNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxyNotification)
+	return wire.MarshalTable(v, &objectProxyNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxyNotification, wire.Lenient)
 }
@@ -12190,6 +12663,8 @@ func (v ProxyNotificationParams) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxyNotificationParams) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionProxyNotificationParams, wire.Lenient)
 }
@@ -12227,10 +12702,12 @@ var objectProxySuccessorNotification = wire.Object{
 //
 //go:noinline
 func (v ProxySuccessorNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectProxySuccessorNotification)
+	return wire.MarshalTable(v, &objectProxySuccessorNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProxySuccessorNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectProxySuccessorNotification, wire.Lenient)
 }
@@ -12256,10 +12733,12 @@ var objectSessionRuntimeContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionRuntimeContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionRuntimeContextCapabilities)
+	return wire.MarshalTable(v, &objectSessionRuntimeContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionRuntimeContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionRuntimeContextCapabilities, wire.Lenient)
 }
@@ -12288,10 +12767,12 @@ var objectRuntimeContextItem = wire.Object{
 //
 //go:noinline
 func (v RuntimeContextItem) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRuntimeContextItem)
+	return wire.MarshalTable(v, &objectRuntimeContextItem)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RuntimeContextItem) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRuntimeContextItem, wire.Lenient)
 }
@@ -12329,10 +12810,12 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportResumableCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportResumableCapabilities, wire.Lenient)
 }
@@ -12367,10 +12850,12 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportCapabilities, wire.Lenient)
 }
@@ -12640,42 +13125,123 @@ func marshal(x interface {
 	return x.AppendJSON(nil), nil
 }
 
-func decodeToolCallContent(p *ToolCallContent, d *wire.Decoder) error {
-	return unionToolCallContent.DecodeValue(d, p)
+var listSliceToolCallContentSkipInvalid = wire.List{
+	Type: (*[]ToolCallContent)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionToolCallContent,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
-	return objectToolCallLocation.DecodeValue(d, p)
+var listSliceToolCallLocationSkipInvalid = wire.List{
+	Type: (*[]ToolCallLocation)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectToolCallLocation,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendToolCallContent(p *ToolCallContent, b []byte) []byte {
-	return unionToolCallContent.AppendValue(b, p)
+var listSliceSessionConfigSelectOption = wire.List{
+	Type: (*[]SessionConfigSelectOption)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectOption,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
-	return objectToolCallLocation.AppendValue(b, p)
+var listSliceSessionConfigSelectGroup = wire.List{
+	Type: (*[]SessionConfigSelectGroup)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectGroup,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
-	return objectSessionConfigSelectOption.DecodeValue(d, p)
+var listSlicePlanEntrySkipInvalid = wire.List{
+	Type: (*[]PlanEntry)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*PlanEntry)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
-	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+var listSliceString = wire.List{
+	Type: (*[]string)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
-	return objectSessionConfigSelectOption.AppendValue(b, p)
+var listSliceMCPServer = wire.List{
+	Type: (*[]MCPServer)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*MCPServer)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
-	return objectSessionConfigSelectGroup.AppendValue(b, p)
+var listSliceHTTPHeader = wire.List{
+	Type: (*[]HTTPHeader)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*HTTPHeader)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
-	return objectRuntimeContextItem.DecodeValue(d, p)
+var listSliceEnvVariable = wire.List{
+	Type: (*[]EnvVariable)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*EnvVariable)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
-	return objectRuntimeContextItem.AppendValue(b, p)
+var listSliceContentBlock = wire.List{
+	Type: (*[]ContentBlock)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ContentBlock)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
+}
+
+var listSliceRuntimeContextItem = wire.List{
+	Type: (*[]RuntimeContextItem)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectRuntimeContextItem,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }

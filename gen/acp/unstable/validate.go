@@ -10,9 +10,7 @@ import (
 
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -41,30 +39,22 @@ func (x *RequestID) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of WriteTextFileRequest, each with the JSON pointer of the offending value.
 func (x *WriteTextFileRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectWriteTextFileRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectWriteTextFileRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
-	var v wire.Validator
-	scalarSessionID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionID)
 }
 
 // Validate reports every way x breaks the schema of ReadTextFileRequest, each with the JSON pointer of the offending value.
 func (x *ReadTextFileRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectReadTextFileRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectReadTextFileRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -130,30 +120,22 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
-	var v wire.Validator
-	scalarToolCallID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarToolCallID)
 }
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
-	var v wire.Validator
-	enumToolKind.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumToolKind)
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
-	var v wire.Validator
-	enumToolCallStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumToolCallStatus)
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
 func (x *ToolCallContent) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionToolCallContent)
-	return v.Err()
+	return wire.ValidateErr(x, &unionToolCallContent)
 }
 
 // Validate reports every way x breaks the schema of ContentBlock, each with the JSON pointer of the offending value.
@@ -202,16 +184,12 @@ func (x *ContentBlock) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAnnotations)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
-	var v wire.Validator
-	enumRole.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumRole)
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -400,65 +378,47 @@ func (x *EmbeddedResource) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of Content, each with the JSON pointer of the offending value.
 func (x *Content) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectContent)
-	return v.Err()
+	return wire.ValidateErr(x, &objectContent)
 }
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
 func (x *Diff) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDiff)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDiff)
 }
 
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
-	var v wire.Validator
-	scalarTerminalID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarTerminalID)
 }
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
 func (x *Terminal) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminal)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminal)
 }
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectToolCallLocation)
-	return v.Err()
+	return wire.ValidateErr(x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPermissionOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPermissionOption)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
-	var v wire.Validator
-	scalarPermissionOptionID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarPermissionOptionID)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
-	var v wire.Validator
-	enumPermissionOptionKind.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumPermissionOptionKind)
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CreateTerminalRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateTerminalRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
@@ -482,205 +442,147 @@ func (x *EnvVariable) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of TerminalOutputRequest, each with the JSON pointer of the offending value.
 func (x *TerminalOutputRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalOutputRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalOutputRequest)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalRequest, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectReleaseTerminalRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectReleaseTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitRequest, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectWaitForTerminalExitRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectWaitForTerminalExitRequest)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalRequest, each with the JSON pointer of the offending value.
 func (x *KillTerminalRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectKillTerminalRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectKillTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequestModeOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequestModeOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationRequestModeOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationRequestModeOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSessionScope, each with the JSON pointer of the offending value.
 func (x *ElicitationSessionScope) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationSessionScope)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationSessionScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
 func (x *ElicitationSchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationSchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationSchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
-	var v wire.Validator
-	enumElicitationSchemaType.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumElicitationSchemaType)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionElicitationPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &unionElicitationPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationPropertySchemaOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationPropertySchemaOther)
 }
 
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
-	var v wire.Validator
-	enumStringFormat.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumStringFormat)
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectEnumOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectEnumOption)
 }
 
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectStringPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
 func (x *NumberPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNumberPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNumberPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
 func (x *BooleanPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectBooleanPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectBooleanPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
-	return v.Err()
+	return wire.ValidateErr(x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
 func (x *MultiSelectItemsOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMultiSelectItemsOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMultiSelectItemsOther)
 }
 
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
-	return v.Err()
+	return wire.ValidateErr(x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTitledMultiSelectItems)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTitledMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
 func (x *ElicitationFormMode) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationFormMode)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationFormMode)
 }
 
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
-	var v wire.Validator
-	scalarElicitationID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarElicitationID)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationURLMode)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationURLMode)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPRequest, each with the JSON pointer of the offending value.
 func (x *MessageMCPRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMessageMCPRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMessageMCPRequest)
 }
 
 // Validate reports every way x breaks the schema of MCPServerACPID, each with the JSON pointer of the offending value.
 func (x *MCPServerACPID) Validate() error {
-	var v wire.Validator
-	scalarMCPServerACPID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarMCPServerACPID)
 }
 
 // Validate reports every way x breaks the schema of MCPRequestID, each with the JSON pointer of the offending value.
 func (x *MCPRequestID) Validate() error {
-	var v wire.Validator
-	scalarMCPRequestID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarMCPRequestID)
 }
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
@@ -699,352 +601,252 @@ func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAgentResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAgentResponse)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentResponseResult)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
 func (x *AgentResponseError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentResponseError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentResponseError)
 }
 
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectInitializeResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectInitializeResponse)
 }
 
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
-	var v wire.Validator
-	scalarProtocolVersion.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarProtocolVersion)
 }
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPromptCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionListCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionListCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionListCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionListCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionDeleteCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionDeleteCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionDeleteCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionSystemPromptCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionSystemPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptModeCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptModeCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionSystemPromptModeCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionSystemPromptModeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionSystemPromptOverrideCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionSystemPromptOverrideCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionSystemPromptOverrideCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionSystemPromptOverrideCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionForkCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionForkCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionForkCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionForkCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionArchiveCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionArchiveCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionArchiveCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionArchiveCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionStatusCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionStatusCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionStatusCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionStatusCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionTitleCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionTitleCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionTitleCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionTitleCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionResumeCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionResumeCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionResumeCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionResumeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCloseCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCloseCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionCloseCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionCloseCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthStatusCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthStatusCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthStatusCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthStatusCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LogoutCapabilities, each with the JSON pointer of the offending value.
 func (x *LogoutCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLogoutCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLogoutCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ProvidersCapabilities, each with the JSON pointer of the offending value.
 func (x *ProvidersCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProvidersCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProvidersCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAuthMethod)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
-	var v wire.Validator
-	scalarAuthMethodID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarAuthMethodID)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthMethodTerminal)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthMethodTerminal)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectImplementation)
-	return v.Err()
+	return wire.ValidateErr(x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AuthenticateResponse, each with the JSON pointer of the offending value.
 func (x *AuthenticateResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthenticateResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthenticateResponse)
 }
 
 // Validate reports every way x breaks the schema of ListProvidersResponse, each with the JSON pointer of the offending value.
 func (x *ListProvidersResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectListProvidersResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectListProvidersResponse)
 }
 
 // Validate reports every way x breaks the schema of ProviderInfo, each with the JSON pointer of the offending value.
 func (x *ProviderInfo) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProviderInfo)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProviderInfo)
 }
 
 // Validate reports every way x breaks the schema of ProviderID, each with the JSON pointer of the offending value.
 func (x *ProviderID) Validate() error {
-	var v wire.Validator
-	scalarProviderID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarProviderID)
 }
 
 // Validate reports every way x breaks the schema of LlmProtocol, each with the JSON pointer of the offending value.
 func (x *LlmProtocol) Validate() error {
-	var v wire.Validator
-	enumLlmProtocol.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumLlmProtocol)
 }
 
 // Validate reports every way x breaks the schema of ProviderCurrentConfig, each with the JSON pointer of the offending value.
 func (x *ProviderCurrentConfig) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProviderCurrentConfig)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProviderCurrentConfig)
 }
 
 // Validate reports every way x breaks the schema of SetProviderResponse, each with the JSON pointer of the offending value.
 func (x *SetProviderResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetProviderResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetProviderResponse)
 }
 
 // Validate reports every way x breaks the schema of DisableProviderResponse, each with the JSON pointer of the offending value.
 func (x *DisableProviderResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDisableProviderResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDisableProviderResponse)
 }
 
 // Validate reports every way x breaks the schema of LogoutResponse, each with the JSON pointer of the offending value.
 func (x *LogoutResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLogoutResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLogoutResponse)
 }
 
 // Validate reports every way x breaks the schema of AuthStatusResponse, each with the JSON pointer of the offending value.
 func (x *AuthStatusResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthStatusResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthStatusResponse)
 }
 
 // Validate reports every way x breaks the schema of AuthState, each with the JSON pointer of the offending value.
 func (x *AuthState) Validate() error {
-	var v wire.Validator
-	enumAuthState.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumAuthState)
 }
 
 // Validate reports every way x breaks the schema of AuthAccount, each with the JSON pointer of the offending value.
 func (x *AuthAccount) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthAccount)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthAccount)
 }
 
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNewSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNewSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionModeState, each with the JSON pointer of the offending value.
 func (x *SessionModeState) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionModeState)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionModeState)
 }
 
 // Validate reports every way x breaks the schema of SessionModeID, each with the JSON pointer of the offending value.
 func (x *SessionModeID) Validate() error {
-	var v wire.Validator
-	scalarSessionModeID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionModeID)
 }
 
 // Validate reports every way x breaks the schema of SessionMode, each with the JSON pointer of the offending value.
 func (x *SessionMode) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionMode)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionMode)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigOption)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
-	var v wire.Validator
-	scalarSessionConfigID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionConfigID)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
-	var v wire.Validator
-	enumSessionConfigOptionCategory.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumSessionConfigOptionCategory)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
-	var v wire.Validator
-	scalarSessionConfigValueID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionConfigValueID)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
@@ -1080,135 +882,97 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigSelectOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigSelectOption)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelectGroup, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectGroup) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigSelectGroup)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigSelectGroup)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
-	var v wire.Validator
-	scalarSessionConfigGroupID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionConfigGroupID)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigSelect)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigSelect)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigBoolean, each with the JSON pointer of the offending value.
 func (x *SessionConfigBoolean) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigBoolean)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigBoolean)
 }
 
 // Validate reports every way x breaks the schema of LoadSessionResponse, each with the JSON pointer of the offending value.
 func (x *LoadSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLoadSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLoadSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectListSessionsResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
 func (x *SessionInfo) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionInfo)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionInfo)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionResponse, each with the JSON pointer of the offending value.
 func (x *ForkSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectForkSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectForkSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ArchiveSessionResponse, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectArchiveSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectArchiveSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionResponse, each with the JSON pointer of the offending value.
 func (x *UnarchiveSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUnarchiveSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUnarchiveSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionStatusResponse, each with the JSON pointer of the offending value.
 func (x *SessionStatusResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionStatusResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionStatusResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionStatus, each with the JSON pointer of the offending value.
 func (x *SessionStatus) Validate() error {
-	var v wire.Validator
-	enumSessionStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumSessionStatus)
 }
 
 // Validate reports every way x breaks the schema of SetSessionTitleResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionTitleResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionTitleResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionTitleResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
 func (x *ResumeSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectResumeSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectResumeSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionModeResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionModeResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionModeResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -1240,16 +1004,12 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of StopReason, each with the JSON pointer of the offending value.
 func (x *StopReason) Validate() error {
-	var v wire.Validator
-	enumStopReason.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumStopReason)
 }
 
 // Validate reports every way x breaks the schema of Usage, each with the JSON pointer of the offending value.
 func (x *Usage) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUsage)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUsage)
 }
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
@@ -1268,9 +1028,7 @@ func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of Error, each with the JSON pointer of the offending value.
 func (x *Error) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
@@ -1285,9 +1043,7 @@ func (x *ErrorCode) ValidateWith(v *wire.Validator) {}
 
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionNotification, each with the JSON pointer of the offending value.
@@ -1414,9 +1170,7 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
-	var v wire.Validator
-	scalarMessageID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarMessageID)
 }
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
@@ -1529,16 +1283,12 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
-	var v wire.Validator
-	enumPlanEntryPriority.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumPlanEntryPriority)
 }
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
-	var v wire.Validator
-	enumPlanEntryStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumPlanEntryStatus)
 }
 
 // Validate reports every way x breaks the schema of Plan, each with the JSON pointer of the offending value.
@@ -1605,9 +1355,7 @@ func (x *PlanUpdateContent) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
-	var v wire.Validator
-	scalarPlanID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarPlanID)
 }
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
@@ -1698,261 +1446,187 @@ func (x *PlanUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of PlanRemoved, each with the JSON pointer of the offending value.
 func (x *PlanRemoved) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPlanRemoved)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPlanRemoved)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommand, each with the JSON pointer of the offending value.
 func (x *AvailableCommand) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAvailableCommand)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAvailableCommand)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAvailableCommandInput)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAvailableCommandInput)
 }
 
 // Validate reports every way x breaks the schema of UnstructuredCommandInput, each with the JSON pointer of the offending value.
 func (x *UnstructuredCommandInput) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUnstructuredCommandInput)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUnstructuredCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
 func (x *AvailableCommandsUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAvailableCommandsUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAvailableCommandsUpdate)
 }
 
 // Validate reports every way x breaks the schema of CurrentModeUpdate, each with the JSON pointer of the offending value.
 func (x *CurrentModeUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCurrentModeUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCurrentModeUpdate)
 }
 
 // Validate reports every way x breaks the schema of ConfigOptionUpdate, each with the JSON pointer of the offending value.
 func (x *ConfigOptionUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectConfigOptionUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectConfigOptionUpdate)
 }
 
 // Validate reports every way x breaks the schema of SessionInfoUpdate, each with the JSON pointer of the offending value.
 func (x *SessionInfoUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionInfoUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionInfoUpdate)
 }
 
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCost)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUsageUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUsageUpdate)
 }
 
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
-	var v wire.Validator
-	enumNoticeSeverity.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumNoticeSeverity)
 }
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNotice)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNotice)
 }
 
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
-	var v wire.Validator
-	scalarCompactionID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarCompactionID)
 }
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
-	var v wire.Validator
-	enumCompactionStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumCompactionStatus)
 }
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompactionUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompactionUpdate)
 }
 
 // Validate reports every way x breaks the schema of CompactionSummaryChunk, each with the JSON pointer of the offending value.
 func (x *CompactionSummaryChunk) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompactionSummaryChunk)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompactionSummaryChunk)
 }
 
 // Validate reports every way x breaks the schema of SubagentSessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SubagentSessionCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSubagentSessionCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSubagentSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCancelCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionCancelCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
 func (x *StateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &unionStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of StateUpdateOther, each with the JSON pointer of the offending value.
 func (x *StateUpdateOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectStateUpdateOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectStateUpdateOther)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRunningStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRunningStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectErrorStopReason)
-	return v.Err()
+	return wire.ValidateErr(x, &objectErrorStopReason)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonEndTurn, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonEndTurn)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTokens)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonRefusal)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonCancelled)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonOther)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonNone) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonNone)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonNone)
 }
 
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequiresActionStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequiresActionStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of UnknownStateUpdate, each with the JSON pointer of the offending value.
 func (x *UnknownStateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUnknownStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUnknownStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of SubagentUpdate, each with the JSON pointer of the offending value.
 func (x *SubagentUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSubagentUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSubagentUpdate)
 }
 
 // Validate reports every way x breaks the schema of SessionMessage, each with the JSON pointer of the offending value.
 func (x *SessionMessage) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionMessage)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionMessage)
 }
 
 // Validate reports every way x breaks the schema of SessionMessageChunk, each with the JSON pointer of the offending value.
 func (x *SessionMessageChunk) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionMessageChunk)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionMessageChunk)
 }
 
 // Validate reports every way x breaks the schema of CompleteElicitationNotification, each with the JSON pointer of the offending value.
 func (x *CompleteElicitationNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompleteElicitationNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompleteElicitationNotification)
 }
 
 // Validate reports every way x breaks the schema of AuthStatusUpdateNotification, each with the JSON pointer of the offending value.
 func (x *AuthStatusUpdateNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthStatusUpdateNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthStatusUpdateNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
@@ -1971,149 +1645,107 @@ func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientRequest)
 }
 
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectInitializeRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientCapabilities)
 }
 
 // Validate reports every way x breaks the schema of FileSystemCapabilities, each with the JSON pointer of the offending value.
 func (x *FileSystemCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectFileSystemCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectFileSystemCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientSessionCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientSessionCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientSessionCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of CompactionCapabilities, each with the JSON pointer of the offending value.
 func (x *CompactionCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompactionCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompactionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionsCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionsCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigOptionsCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigOptionsCapabilities)
 }
 
 // Validate reports every way x breaks the schema of BooleanConfigOptionCapabilities, each with the JSON pointer of the offending value.
 func (x *BooleanConfigOptionCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectBooleanConfigOptionCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectBooleanConfigOptionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of NoticeCapabilities, each with the JSON pointer of the offending value.
 func (x *NoticeCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNoticeCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNoticeCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SubagentCapabilities, each with the JSON pointer of the offending value.
 func (x *SubagentCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSubagentCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSubagentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PlanCapabilities, each with the JSON pointer of the offending value.
 func (x *PlanCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPlanCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPlanCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AuthCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationURLCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationURLCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationURLCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthenticateRequest, each with the JSON pointer of the offending value.
 func (x *AuthenticateRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthenticateRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthenticateRequest)
 }
 
 // Validate reports every way x breaks the schema of ListProvidersRequest, each with the JSON pointer of the offending value.
 func (x *ListProvidersRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectListProvidersRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectListProvidersRequest)
 }
 
 // Validate reports every way x breaks the schema of SetProviderRequest, each with the JSON pointer of the offending value.
 func (x *SetProviderRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetProviderRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetProviderRequest)
 }
 
 // Validate reports every way x breaks the schema of DisableProviderRequest, each with the JSON pointer of the offending value.
 func (x *DisableProviderRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDisableProviderRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDisableProviderRequest)
 }
 
 // Validate reports every way x breaks the schema of LogoutRequest, each with the JSON pointer of the offending value.
 func (x *LogoutRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLogoutRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLogoutRequest)
 }
 
 // Validate reports every way x breaks the schema of AuthStatusRequest, each with the JSON pointer of the offending value.
 func (x *AuthStatusRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthStatusRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -2308,121 +1940,87 @@ func (x *MCPServerStdio) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of SystemPrompt, each with the JSON pointer of the offending value.
 func (x *SystemPrompt) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSystemPrompt)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSystemPrompt)
 }
 
 // Validate reports every way x breaks the schema of SystemPromptMode, each with the JSON pointer of the offending value.
 func (x *SystemPromptMode) Validate() error {
-	var v wire.Validator
-	enumSystemPromptMode.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumSystemPromptMode)
 }
 
 // Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
 func (x *LoadSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLoadSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectListSessionsRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionArchiveFilter, each with the JSON pointer of the offending value.
 func (x *SessionArchiveFilter) Validate() error {
-	var v wire.Validator
-	enumSessionArchiveFilter.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumSessionArchiveFilter)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDeleteSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDeleteSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ForkSessionRequest, each with the JSON pointer of the offending value.
 func (x *ForkSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectForkSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectForkSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ArchiveSessionRequest, each with the JSON pointer of the offending value.
 func (x *ArchiveSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectArchiveSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectArchiveSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of UnarchiveSessionRequest, each with the JSON pointer of the offending value.
 func (x *UnarchiveSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUnarchiveSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUnarchiveSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionStatusRequest, each with the JSON pointer of the offending value.
 func (x *SessionStatusRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionStatusRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionStatusRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionTitleRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionTitleRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionTitleRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionTitleRequest)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionModeRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionModeRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionModeRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionModeRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeValueID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeValueID) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeValueID)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequestTypeValueID)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -2462,135 +2060,97 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionClientResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &unionClientResponse)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientResponseResult)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
 func (x *ClientResponseError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientResponseError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientResponseError)
 }
 
 // Validate reports every way x breaks the schema of WriteTextFileResponse, each with the JSON pointer of the offending value.
 func (x *WriteTextFileResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectWriteTextFileResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectWriteTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of ReadTextFileResponse, each with the JSON pointer of the offending value.
 func (x *ReadTextFileResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectReadTextFileResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectReadTextFileResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
-	return v.Err()
+	return wire.ValidateErr(x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeCancelled, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeCancelled) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeCancelled)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionOutcomeCancelled)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *SelectedPermissionOutcome) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSelectedPermissionOutcome)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSelectedPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of CreateTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CreateTerminalResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateTerminalResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputResponse, each with the JSON pointer of the offending value.
 func (x *TerminalOutputResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalOutputResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalOutputResponse)
 }
 
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of ReleaseTerminalResponse, each with the JSON pointer of the offending value.
 func (x *ReleaseTerminalResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectReleaseTerminalResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectReleaseTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of WaitForTerminalExitResponse, each with the JSON pointer of the offending value.
 func (x *WaitForTerminalExitResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectWaitForTerminalExitResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectWaitForTerminalExitResponse)
 }
 
 // Validate reports every way x breaks the schema of KillTerminalResponse, each with the JSON pointer of the offending value.
 func (x *KillTerminalResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectKillTerminalResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectKillTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponse)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionDecline) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionDecline)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponseActionDecline)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionCancel)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponseActionCancel)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -2628,65 +2188,47 @@ func (x *ElicitationContentValue) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ElicitationAcceptAction, each with the JSON pointer of the offending value.
 func (x *ElicitationAcceptAction) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationAcceptAction)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationAcceptAction)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponse, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionMessageMCPResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &unionMessageMCPResponse)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseResult, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponseResult) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMessageMCPResponseResult)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMessageMCPResponseResult)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPResponseError, each with the JSON pointer of the offending value.
 func (x *MessageMCPResponseError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMessageMCPResponseError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMessageMCPResponseError)
 }
 
 // Validate reports every way x breaks the schema of MCPError, each with the JSON pointer of the offending value.
 func (x *MCPError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPError)
 }
 
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
 func (x *CancelNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelNotification)
 }
 
 // Validate reports every way x breaks the schema of MessageMCPNotification, each with the JSON pointer of the offending value.
 func (x *MessageMCPNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMessageMCPNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMessageMCPNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of ProxyRequest, each with the JSON pointer of the offending value.
@@ -2731,30 +2273,22 @@ func (x *ProxyRequest) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ProxySuccessorRequest, each with the JSON pointer of the offending value.
 func (x *ProxySuccessorRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProxySuccessorRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProxySuccessorRequest)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponse, each with the JSON pointer of the offending value.
 func (x *ProxyResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionProxyResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &unionProxyResponse)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseResult, each with the JSON pointer of the offending value.
 func (x *ProxyResponseResult) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProxyResponseResult)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProxyResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ProxyResponseError, each with the JSON pointer of the offending value.
 func (x *ProxyResponseError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProxyResponseError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProxyResponseError)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorResponse, each with the JSON pointer of the offending value.
@@ -2773,51 +2307,37 @@ func (x *ProxySuccessorResponse) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ProxyNotification, each with the JSON pointer of the offending value.
 func (x *ProxyNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProxyNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProxyNotification)
 }
 
 // Validate reports every way x breaks the schema of ProxyNotificationParams, each with the JSON pointer of the offending value.
 func (x *ProxyNotificationParams) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionProxyNotificationParams)
-	return v.Err()
+	return wire.ValidateErr(x, &unionProxyNotificationParams)
 }
 
 // Validate reports every way x breaks the schema of ProxySuccessorNotification, each with the JSON pointer of the offending value.
 func (x *ProxySuccessorNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectProxySuccessorNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectProxySuccessorNotification)
 }
 
 // Validate reports every way x breaks the schema of SessionRuntimeContextCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionRuntimeContextCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionRuntimeContextCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionRuntimeContextCapabilities)
 }
 
 // Validate reports every way x breaks the schema of RuntimeContextItem, each with the JSON pointer of the offending value.
 func (x *RuntimeContextItem) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRuntimeContextItem)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRuntimeContextItem)
 }
 
 // Validate reports every way x breaks the schema of TransportResumableCapabilities, each with the JSON pointer of the offending value.
 func (x *TransportResumableCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTransportResumableCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTransportResumableCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TransportCapabilities, each with the JSON pointer of the offending value.
 func (x *TransportCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTransportCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTransportCapabilities)
 }
 
 var pattern0 = wire.Pattern{

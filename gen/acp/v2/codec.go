@@ -41,10 +41,12 @@ var objectAgentRequest = wire.Object{
 //
 //go:noinline
 func (v AgentRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentRequest)
+	return wire.MarshalTable(v, &objectAgentRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentRequest, wire.Lenient)
 }
@@ -100,6 +102,8 @@ func (v RequestID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -169,10 +173,12 @@ var objectRequestPermissionRequest = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionRequest)
+	return wire.MarshalTable(v, &objectRequestPermissionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionRequest, wire.Lenient)
 }
@@ -186,10 +192,12 @@ var scalarSessionID = wire.Scalar{
 //
 //go:noinline
 func (v SessionID) MarshalJSON() ([]byte, error) {
-	return scalarSessionID.AppendValue(nil, &v), nil
+	return scalarSessionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionID, wire.Lenient)
 }
@@ -228,6 +236,8 @@ func (v RequestPermissionSubject) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionRequestPermissionSubject, wire.Lenient)
 }
@@ -250,10 +260,12 @@ var objectRequestPermissionSubjectOther = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionSubjectOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionSubjectOther)
+	return wire.MarshalTable(v, &objectRequestPermissionSubjectOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionSubjectOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionSubjectOther, wire.Lenient)
 }
@@ -332,7 +344,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Content, true, (*ToolCallContent).DecodeJSON); err != nil {
+		if err := listSliceToolCallContentSkipInvalid.DecodeValue(d, &v.Content); err != nil {
 			v.Content = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "content")
 		}
@@ -343,7 +355,7 @@ func (v *ToolCallUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Locations, true, decodeToolCallLocation); err != nil {
+		if err := listSliceToolCallLocationSkipInvalid.DecodeValue(d, &v.Locations); err != nil {
 			v.Locations = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "locations")
 		}
@@ -410,11 +422,11 @@ func (v *ToolCallUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Content != nil {
 		b = wire.Key(b, &comma, "\"content\":")
-		b = wire.AppendSlice(b, v.Content, (*ToolCallContent).AppendJSON)
+		b = listSliceToolCallContentSkipInvalid.AppendValue(b, &v.Content)
 	}
 	if v.Locations != nil {
 		b = wire.Key(b, &comma, "\"locations\":")
-		b = wire.AppendSlice(b, v.Locations, appendToolCallLocation)
+		b = listSliceToolCallLocationSkipInvalid.AppendValue(b, &v.Locations)
 	}
 	if v.RawInput != nil {
 		b = wire.Key(b, &comma, "\"rawInput\":")
@@ -444,6 +456,8 @@ func (v ToolCallUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -457,10 +471,12 @@ var scalarToolCallID = wire.Scalar{
 //
 //go:noinline
 func (v ToolCallID) MarshalJSON() ([]byte, error) {
-	return scalarToolCallID.AppendValue(nil, &v), nil
+	return scalarToolCallID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarToolCallID, wire.Lenient)
 }
@@ -475,10 +491,12 @@ var enumToolKind = wire.Enum{
 //
 //go:noinline
 func (v ToolKind) MarshalJSON() ([]byte, error) {
-	return enumToolKind.AppendValue(nil, &v), nil
+	return enumToolKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolKind, wire.Lenient)
 }
@@ -493,10 +511,12 @@ var enumToolCallStatus = wire.Enum{
 //
 //go:noinline
 func (v ToolCallStatus) MarshalJSON() ([]byte, error) {
-	return enumToolCallStatus.AppendValue(nil, &v), nil
+	return enumToolCallStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumToolCallStatus, wire.Lenient)
 }
@@ -531,21 +551,18 @@ func (v *ToolCallContent) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ToolCallContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Content != nil, v.Diff != nil, v.Terminal != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Content != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Content.decodeField(d, key)
 	case v.Diff != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Diff.decodeField(d, key)
 	case v.Terminal != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Terminal.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -626,6 +643,8 @@ func (v ToolCallContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -670,6 +689,8 @@ func (v ToolCallContentOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContentOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -710,31 +731,22 @@ func (v *ContentBlock) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *ContentBlock) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "type" {
+		switch {
+		case v.Text != nil, v.Image != nil, v.Audio != nil, v.ResourceLink != nil, v.Resource != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Text != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Text.decodeField(d, key)
 	case v.Image != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Image.decodeField(d, key)
 	case v.Audio != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Audio.decodeField(d, key)
 	case v.ResourceLink != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ResourceLink.decodeField(d, key)
 	case v.Resource != nil:
-		if string(key) == "type" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Resource.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -829,6 +841,8 @@ func (v ContentBlock) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentBlock) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -873,6 +887,8 @@ func (v ContentBlockOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentBlockOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -933,10 +949,12 @@ var objectAnnotations = wire.Object{
 //
 //go:noinline
 func (v Annotations) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAnnotations)
+	return wire.MarshalTable(v, &objectAnnotations)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Annotations) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAnnotations, wire.Lenient)
 }
@@ -951,10 +969,12 @@ var enumRole = wire.Enum{
 //
 //go:noinline
 func (v Role) MarshalJSON() ([]byte, error) {
-	return enumRole.AppendValue(nil, &v), nil
+	return enumRole.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Role) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumRole, wire.Lenient)
 }
@@ -1021,6 +1041,8 @@ func (v TextContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1034,10 +1056,12 @@ var scalarMediaType = wire.Scalar{
 //
 //go:noinline
 func (v MediaType) MarshalJSON() ([]byte, error) {
-	return scalarMediaType.AppendValue(nil, &v), nil
+	return scalarMediaType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MediaType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMediaType, wire.Lenient)
 }
@@ -1124,6 +1148,8 @@ func (v ImageContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ImageContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1194,6 +1220,8 @@ func (v AudioContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AudioContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1253,10 +1281,12 @@ var objectIcon = wire.Object{
 //
 //go:noinline
 func (v Icon) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIcon)
+	return wire.MarshalTable(v, &objectIcon)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Icon) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIcon, wire.Lenient)
 }
@@ -1271,10 +1301,12 @@ var enumIconTheme = wire.Enum{
 //
 //go:noinline
 func (v IconTheme) MarshalJSON() ([]byte, error) {
-	return enumIconTheme.AppendValue(nil, &v), nil
+	return enumIconTheme.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IconTheme) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumIconTheme, wire.Lenient)
 }
@@ -1331,7 +1363,7 @@ func (v *ResourceLink) decodeField(d *wire.Decoder, key []byte) (int, error) {
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Icons, true, decodeIcon); err != nil {
+		if err := listSliceIconSkipInvalid.DecodeValue(d, &v.Icons); err != nil {
 			v.Icons = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "icons")
 		}
@@ -1394,7 +1426,7 @@ func (v *ResourceLink) appendFields(b []byte, comma bool) ([]byte, bool) {
 	}
 	if v.Icons != nil {
 		b = wire.Key(b, &comma, "\"icons\":")
-		b = wire.AppendSlice(b, v.Icons, appendIcon)
+		b = listSliceIconSkipInvalid.AppendValue(b, &v.Icons)
 	}
 	if v.MimeType != nil {
 		b = wire.Key(b, &comma, "\"mimeType\":")
@@ -1424,6 +1456,8 @@ func (v ResourceLink) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResourceLink) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1522,6 +1556,8 @@ func (v EmbeddedResourceResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1592,6 +1628,8 @@ func (v TextResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1662,6 +1700,8 @@ func (v BlobResourceContents) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BlobResourceContents) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1728,6 +1768,8 @@ func (v EmbeddedResource) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EmbeddedResource) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1778,6 +1820,8 @@ func (v Content) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Content) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -1898,31 +1942,22 @@ func (v *DiffChangeOperation) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *DiffChangeOperation) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "operation" {
+		switch {
+		case v.Add != nil, v.Delete != nil, v.Modify != nil, v.Move != nil, v.Copy != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Add != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Add.decodeField(d, key)
 	case v.Delete != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Delete.decodeField(d, key)
 	case v.Modify != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Modify.decodeField(d, key)
 	case v.Move != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Move.decodeField(d, key)
 	case v.Copy != nil:
-		if string(key) == "operation" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Copy.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -1982,6 +2017,8 @@ func (v DiffChange) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -2026,6 +2063,8 @@ func (v DiffChangeOperationOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffChangeOperationOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -2040,10 +2079,12 @@ var enumDiffFileType = wire.Enum{
 //
 //go:noinline
 func (v DiffFileType) MarshalJSON() ([]byte, error) {
-	return enumDiffFileType.AppendValue(nil, &v), nil
+	return enumDiffFileType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffFileType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumDiffFileType, wire.Lenient)
 }
@@ -2057,10 +2098,12 @@ var scalarAbsolutePath = wire.Scalar{
 //
 //go:noinline
 func (v AbsolutePath) MarshalJSON() ([]byte, error) {
-	return scalarAbsolutePath.AppendValue(nil, &v), nil
+	return scalarAbsolutePath.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AbsolutePath) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarAbsolutePath, wire.Lenient)
 }
@@ -2105,6 +2148,8 @@ func (v DiffPathChange) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffPathChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -2153,6 +2198,8 @@ func (v DiffPathPairChange) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffPathPairChange) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -2193,10 +2240,12 @@ var objectDiffPatch = wire.Object{
 //
 //go:noinline
 func (v DiffPatch) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDiffPatch)
+	return wire.MarshalTable(v, &objectDiffPatch)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffPatch) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDiffPatch, wire.Lenient)
 }
@@ -2211,10 +2260,12 @@ var enumDiffPatchFormat = wire.Enum{
 //
 //go:noinline
 func (v DiffPatchFormat) MarshalJSON() ([]byte, error) {
-	return enumDiffPatchFormat.AppendValue(nil, &v), nil
+	return enumDiffPatchFormat.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DiffPatchFormat) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumDiffPatchFormat, wire.Lenient)
 }
@@ -2238,7 +2289,7 @@ func (v *Diff) AppendJSON(b []byte) []byte {
 func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	case "changes":
-		return 0, wire.AtKey(wire.DecodeSlice(d, &v.Changes, true, (*DiffChange).DecodeJSON), "changes")
+		return 0, wire.AtKey(listSliceDiffChangeSkipInvalid.DecodeValue(d, &v.Changes), "changes")
 	case "patch":
 		if d.TryNull() {
 			v.Patch = nil
@@ -2260,7 +2311,7 @@ func (v *Diff) decodeField(d *wire.Decoder, key []byte) (int, error) {
 // appendFields appends v's members, comma-separated; comma says whether one was written before.
 func (v *Diff) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"changes\":")
-	b = wire.AppendSlice(b, v.Changes, (*DiffChange).AppendJSON)
+	b = listSliceDiffChangeSkipInvalid.AppendValue(b, &v.Changes)
 	if v.Patch != nil {
 		b = wire.Key(b, &comma, "\"patch\":")
 		b = objectDiffPatch.AppendValue(b, v.Patch)
@@ -2281,6 +2332,8 @@ func (v Diff) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Diff) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -2294,10 +2347,12 @@ var scalarTerminalID = wire.Scalar{
 //
 //go:noinline
 func (v TerminalID) MarshalJSON() ([]byte, error) {
-	return scalarTerminalID.AppendValue(nil, &v), nil
+	return scalarTerminalID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarTerminalID, wire.Lenient)
 }
@@ -2348,6 +2403,8 @@ func (v Terminal) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Terminal) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -2392,10 +2449,12 @@ var objectToolCallLocation = wire.Object{
 //
 //go:noinline
 func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallLocation)
+	return wire.MarshalTable(v, &objectToolCallLocation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallLocation, wire.Lenient)
 }
@@ -2430,10 +2489,12 @@ var objectToolCallCapabilities = wire.Object{
 //
 //go:noinline
 func (v ToolCallCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallCapabilities)
+	return wire.MarshalTable(v, &objectToolCallCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallCapabilities, wire.Lenient)
 }
@@ -2459,10 +2520,12 @@ var objectToolCallCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v ToolCallCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallCancelCapabilities)
+	return wire.MarshalTable(v, &objectToolCallCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallCancelCapabilities, wire.Lenient)
 }
@@ -2497,10 +2560,12 @@ var objectToolCallPermissionSubject = wire.Object{
 //
 //go:noinline
 func (v ToolCallPermissionSubject) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectToolCallPermissionSubject)
+	return wire.MarshalTable(v, &objectToolCallPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectToolCallPermissionSubject, wire.Lenient)
 }
@@ -2550,10 +2615,12 @@ var objectCommandPermissionSubject = wire.Object{
 //
 //go:noinline
 func (v CommandPermissionSubject) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCommandPermissionSubject)
+	return wire.MarshalTable(v, &objectCommandPermissionSubject)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CommandPermissionSubject) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCommandPermissionSubject, wire.Lenient)
 }
@@ -2600,10 +2667,12 @@ var objectPermissionOption = wire.Object{
 //
 //go:noinline
 func (v PermissionOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPermissionOption)
+	return wire.MarshalTable(v, &objectPermissionOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPermissionOption, wire.Lenient)
 }
@@ -2617,10 +2686,12 @@ var scalarPermissionOptionID = wire.Scalar{
 //
 //go:noinline
 func (v PermissionOptionID) MarshalJSON() ([]byte, error) {
-	return scalarPermissionOptionID.AppendValue(nil, &v), nil
+	return scalarPermissionOptionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPermissionOptionID, wire.Lenient)
 }
@@ -2635,10 +2706,12 @@ var enumPermissionOptionKind = wire.Enum{
 //
 //go:noinline
 func (v PermissionOptionKind) MarshalJSON() ([]byte, error) {
-	return enumPermissionOptionKind.AppendValue(nil, &v), nil
+	return enumPermissionOptionKind.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PermissionOptionKind) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPermissionOptionKind, wire.Lenient)
 }
@@ -2696,10 +2769,12 @@ var objectCreateElicitationRequest = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequest)
+	return wire.MarshalTable(v, &objectCreateElicitationRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequest, wire.Lenient)
 }
@@ -2742,10 +2817,12 @@ var objectCreateElicitationRequestModeOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationRequestModeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationRequestModeOther)
+	return wire.MarshalTable(v, &objectCreateElicitationRequestModeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationRequestModeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationRequestModeOther, wire.Lenient)
 }
@@ -2774,10 +2851,12 @@ var objectElicitationSessionScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationSessionScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSessionScope)
+	return wire.MarshalTable(v, &objectElicitationSessionScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSessionScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSessionScope, wire.Lenient)
 }
@@ -2803,10 +2882,12 @@ var objectElicitationRequestScope = wire.Object{
 //
 //go:noinline
 func (v ElicitationRequestScope) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationRequestScope)
+	return wire.MarshalTable(v, &objectElicitationRequestScope)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationRequestScope) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationRequestScope, wire.Lenient)
 }
@@ -2874,10 +2955,12 @@ var objectElicitationSchema = wire.Object{
 //
 //go:noinline
 func (v ElicitationSchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationSchema)
+	return wire.MarshalTable(v, &objectElicitationSchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationSchema, wire.Lenient)
 }
@@ -2892,10 +2975,12 @@ var enumElicitationSchemaType = wire.Enum{
 //
 //go:noinline
 func (v ElicitationSchemaType) MarshalJSON() ([]byte, error) {
-	return enumElicitationSchemaType.AppendValue(nil, &v), nil
+	return enumElicitationSchemaType.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationSchemaType) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumElicitationSchemaType, wire.Lenient)
 }
@@ -2952,6 +3037,8 @@ func (v ElicitationPropertySchema) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionElicitationPropertySchema, wire.Lenient)
 }
@@ -2974,10 +3061,12 @@ var objectElicitationPropertySchemaOther = wire.Object{
 //
 //go:noinline
 func (v ElicitationPropertySchemaOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationPropertySchemaOther)
+	return wire.MarshalTable(v, &objectElicitationPropertySchemaOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationPropertySchemaOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationPropertySchemaOther, wire.Lenient)
 }
@@ -2992,10 +3081,12 @@ var enumStringFormat = wire.Enum{
 //
 //go:noinline
 func (v StringFormat) MarshalJSON() ([]byte, error) {
-	return enumStringFormat.AppendValue(nil, &v), nil
+	return enumStringFormat.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringFormat) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumStringFormat, wire.Lenient)
 }
@@ -3039,10 +3130,12 @@ var objectEnumOption = wire.Object{
 //
 //go:noinline
 func (v EnumOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnumOption)
+	return wire.MarshalTable(v, &objectEnumOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnumOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectEnumOption, wire.Lenient)
 }
@@ -3147,10 +3240,12 @@ var objectStringPropertySchema = wire.Object{
 //
 //go:noinline
 func (v StringPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringPropertySchema)
+	return wire.MarshalTable(v, &objectStringPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringPropertySchema, wire.Lenient)
 }
@@ -3206,10 +3301,12 @@ var objectNumberPropertySchema = wire.Object{
 //
 //go:noinline
 func (v NumberPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNumberPropertySchema)
+	return wire.MarshalTable(v, &objectNumberPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NumberPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNumberPropertySchema, wire.Lenient)
 }
@@ -3265,10 +3362,12 @@ var objectIntegerPropertySchema = wire.Object{
 //
 //go:noinline
 func (v IntegerPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIntegerPropertySchema)
+	return wire.MarshalTable(v, &objectIntegerPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IntegerPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIntegerPropertySchema, wire.Lenient)
 }
@@ -3312,10 +3411,12 @@ var objectBooleanPropertySchema = wire.Object{
 //
 //go:noinline
 func (v BooleanPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBooleanPropertySchema)
+	return wire.MarshalTable(v, &objectBooleanPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BooleanPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBooleanPropertySchema, wire.Lenient)
 }
@@ -3353,6 +3454,8 @@ func (v MultiSelectItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMultiSelectItems, wire.Lenient)
 }
@@ -3375,10 +3478,12 @@ var objectMultiSelectItemsOther = wire.Object{
 //
 //go:noinline
 func (v MultiSelectItemsOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectItemsOther)
+	return wire.MarshalTable(v, &objectMultiSelectItemsOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectItemsOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectItemsOther, wire.Lenient)
 }
@@ -3418,10 +3523,12 @@ var objectStringMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v StringMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStringMultiSelectItems)
+	return wire.MarshalTable(v, &objectStringMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StringMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStringMultiSelectItems, wire.Lenient)
 }
@@ -3464,10 +3571,12 @@ var objectTitledMultiSelectItems = wire.Object{
 //
 //go:noinline
 func (v TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTitledMultiSelectItems)
+	return wire.MarshalTable(v, &objectTitledMultiSelectItems)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TitledMultiSelectItems) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTitledMultiSelectItems, wire.Lenient)
 }
@@ -3536,10 +3645,12 @@ var objectMultiSelectPropertySchema = wire.Object{
 //
 //go:noinline
 func (v MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMultiSelectPropertySchema)
+	return wire.MarshalTable(v, &objectMultiSelectPropertySchema)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MultiSelectPropertySchema) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMultiSelectPropertySchema, wire.Lenient)
 }
@@ -3585,10 +3696,12 @@ var objectElicitationFormMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormMode)
+	return wire.MarshalTable(v, &objectElicitationFormMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormMode, wire.Lenient)
 }
@@ -3602,10 +3715,12 @@ var scalarElicitationID = wire.Scalar{
 //
 //go:noinline
 func (v ElicitationID) MarshalJSON() ([]byte, error) {
-	return scalarElicitationID.AppendValue(nil, &v), nil
+	return scalarElicitationID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarElicitationID, wire.Lenient)
 }
@@ -3657,10 +3772,12 @@ var objectElicitationURLMode = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLMode) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLMode)
+	return wire.MarshalTable(v, &objectElicitationURLMode)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLMode) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLMode, wire.Lenient)
 }
@@ -3690,6 +3807,8 @@ func (v ExtRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -3722,6 +3841,8 @@ func (v AgentResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAgentResponse, wire.Lenient)
 }
@@ -3753,10 +3874,12 @@ var objectAgentResponseResult = wire.Object{
 //
 //go:noinline
 func (v AgentResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseResult)
+	return wire.MarshalTable(v, &objectAgentResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseResult, wire.Lenient)
 }
@@ -3791,10 +3914,12 @@ var objectAgentResponseError = wire.Object{
 //
 //go:noinline
 func (v AgentResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentResponseError)
+	return wire.MarshalTable(v, &objectAgentResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentResponseError, wire.Lenient)
 }
@@ -3855,6 +3980,8 @@ func (v AgentResponseErrorID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -3917,10 +4044,12 @@ var objectInitializeResponse = wire.Object{
 //
 //go:noinline
 func (v InitializeResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeResponse)
+	return wire.MarshalTable(v, &objectInitializeResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeResponse, wire.Lenient)
 }
@@ -3934,10 +4063,12 @@ var scalarProtocolVersion = wire.Scalar{
 //
 //go:noinline
 func (v ProtocolVersion) MarshalJSON() ([]byte, error) {
-	return scalarProtocolVersion.AppendValue(nil, &v), nil
+	return scalarProtocolVersion.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ProtocolVersion) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarProtocolVersion, wire.Lenient)
 }
@@ -3981,10 +4112,12 @@ var objectImplementation = wire.Object{
 //
 //go:noinline
 func (v Implementation) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectImplementation)
+	return wire.MarshalTable(v, &objectImplementation)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Implementation) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectImplementation, wire.Lenient)
 }
@@ -4037,10 +4170,12 @@ var objectAgentCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentCapabilities)
+	return wire.MarshalTable(v, &objectAgentCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentCapabilities, wire.Lenient)
 }
@@ -4102,10 +4237,12 @@ var objectSessionCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionCapabilities)
+	return wire.MarshalTable(v, &objectSessionCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionCapabilities, wire.Lenient)
 }
@@ -4158,10 +4295,12 @@ var objectPromptCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptCapabilities)
+	return wire.MarshalTable(v, &objectPromptCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptCapabilities, wire.Lenient)
 }
@@ -4187,10 +4326,12 @@ var objectPromptImageCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptImageCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptImageCapabilities)
+	return wire.MarshalTable(v, &objectPromptImageCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptImageCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptImageCapabilities, wire.Lenient)
 }
@@ -4216,10 +4357,12 @@ var objectPromptAudioCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptAudioCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptAudioCapabilities)
+	return wire.MarshalTable(v, &objectPromptAudioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptAudioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptAudioCapabilities, wire.Lenient)
 }
@@ -4245,10 +4388,12 @@ var objectPromptEmbeddedContextCapabilities = wire.Object{
 //
 //go:noinline
 func (v PromptEmbeddedContextCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectPromptEmbeddedContextCapabilities)
+	return wire.MarshalTable(v, &objectPromptEmbeddedContextCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptEmbeddedContextCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectPromptEmbeddedContextCapabilities, wire.Lenient)
 }
@@ -4292,10 +4437,12 @@ var objectMCPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPCapabilities)
+	return wire.MarshalTable(v, &objectMCPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPCapabilities, wire.Lenient)
 }
@@ -4321,10 +4468,12 @@ var objectMCPStdioCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPStdioCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPStdioCapabilities)
+	return wire.MarshalTable(v, &objectMCPStdioCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPStdioCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPStdioCapabilities, wire.Lenient)
 }
@@ -4350,10 +4499,12 @@ var objectMCPHTTPCapabilities = wire.Object{
 //
 //go:noinline
 func (v MCPHTTPCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPHTTPCapabilities)
+	return wire.MarshalTable(v, &objectMCPHTTPCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPHTTPCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPHTTPCapabilities, wire.Lenient)
 }
@@ -4379,10 +4530,12 @@ var objectSessionDeleteCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionDeleteCapabilities)
+	return wire.MarshalTable(v, &objectSessionDeleteCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionDeleteCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionDeleteCapabilities, wire.Lenient)
 }
@@ -4408,10 +4561,12 @@ var objectSessionAdditionalDirectoriesCapabilities = wire.Object{
 //
 //go:noinline
 func (v SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionAdditionalDirectoriesCapabilities)
+	return wire.MarshalTable(v, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionAdditionalDirectoriesCapabilities, wire.Lenient)
 }
@@ -4437,10 +4592,12 @@ var objectAgentAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentAuthCapabilities)
+	return wire.MarshalTable(v, &objectAgentAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentAuthCapabilities, wire.Lenient)
 }
@@ -4479,6 +4636,8 @@ func (v AuthMethod) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethod) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAuthMethod, wire.Lenient)
 }
@@ -4513,10 +4672,12 @@ var objectAuthMethodOther = wire.Object{
 //
 //go:noinline
 func (v AuthMethodOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodOther)
+	return wire.MarshalTable(v, &objectAuthMethodOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodOther, wire.Lenient)
 }
@@ -4530,10 +4691,12 @@ var scalarAuthMethodID = wire.Scalar{
 //
 //go:noinline
 func (v AuthMethodID) MarshalJSON() ([]byte, error) {
-	return scalarAuthMethodID.AppendValue(nil, &v), nil
+	return scalarAuthMethodID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarAuthMethodID, wire.Lenient)
 }
@@ -4571,10 +4734,12 @@ var objectEnvVariable = wire.Object{
 //
 //go:noinline
 func (v EnvVariable) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectEnvVariable)
+	return wire.MarshalTable(v, &objectEnvVariable)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *EnvVariable) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectEnvVariable, wire.Lenient)
 }
@@ -4639,10 +4804,12 @@ var objectAuthMethodTerminal = wire.Object{
 //
 //go:noinline
 func (v AuthMethodTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodTerminal)
+	return wire.MarshalTable(v, &objectAuthMethodTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodTerminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodTerminal, wire.Lenient)
 }
@@ -4686,10 +4853,12 @@ var objectAuthMethodAgent = wire.Object{
 //
 //go:noinline
 func (v AuthMethodAgent) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAuthMethodAgent)
+	return wire.MarshalTable(v, &objectAuthMethodAgent)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AuthMethodAgent) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAuthMethodAgent, wire.Lenient)
 }
@@ -4715,10 +4884,12 @@ var objectLoginAuthResponse = wire.Object{
 //
 //go:noinline
 func (v LoginAuthResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoginAuthResponse)
+	return wire.MarshalTable(v, &objectLoginAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoginAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoginAuthResponse, wire.Lenient)
 }
@@ -4744,10 +4915,12 @@ var objectLogoutAuthResponse = wire.Object{
 //
 //go:noinline
 func (v LogoutAuthResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutAuthResponse)
+	return wire.MarshalTable(v, &objectLogoutAuthResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutAuthResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutAuthResponse, wire.Lenient)
 }
@@ -4805,10 +4978,12 @@ var objectNewSessionResponse = wire.Object{
 //
 //go:noinline
 func (v NewSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNewSessionResponse)
+	return wire.MarshalTable(v, &objectNewSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNewSessionResponse, wire.Lenient)
 }
@@ -4887,10 +5062,12 @@ var objectSessionConfigOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOption)
+	return wire.MarshalTable(v, &objectSessionConfigOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOption, wire.Lenient)
 }
@@ -4913,10 +5090,12 @@ var objectSessionConfigOptionTypeOther = wire.Object{
 //
 //go:noinline
 func (v SessionConfigOptionTypeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigOptionTypeOther)
+	return wire.MarshalTable(v, &objectSessionConfigOptionTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionTypeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigOptionTypeOther, wire.Lenient)
 }
@@ -4930,10 +5109,12 @@ var scalarSessionConfigID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigID.AppendValue(nil, &v), nil
+	return scalarSessionConfigID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigID, wire.Lenient)
 }
@@ -4948,10 +5129,12 @@ var enumSessionConfigOptionCategory = wire.Enum{
 //
 //go:noinline
 func (v SessionConfigOptionCategory) MarshalJSON() ([]byte, error) {
-	return enumSessionConfigOptionCategory.AppendValue(nil, &v), nil
+	return enumSessionConfigOptionCategory.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigOptionCategory) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumSessionConfigOptionCategory, wire.Lenient)
 }
@@ -4965,10 +5148,12 @@ var scalarSessionConfigValueID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigValueID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigValueID.AppendValue(nil, &v), nil
+	return scalarSessionConfigValueID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigValueID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigValueID, wire.Lenient)
 }
@@ -4982,7 +5167,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []SessionConfigSelectOption
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectOption)
+			err := listSliceSessionConfigSelectOption.DecodeValue(d, &x)
 			if err == nil {
 				v.Ungrouped = x
 				return nil
@@ -4994,7 +5179,7 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 		}
 		{
 			var x []SessionConfigSelectGroup
-			err := wire.DecodeSlice(d, &x, false, decodeSessionConfigSelectGroup)
+			err := listSliceSessionConfigSelectGroup.DecodeValue(d, &x)
 			if err != nil {
 				return err
 			}
@@ -5009,10 +5194,10 @@ func (v *SessionConfigSelectOptions) DecodeJSON(d *wire.Decoder) error {
 func (v *SessionConfigSelectOptions) AppendJSON(b []byte) []byte {
 	switch {
 	case v.Ungrouped != nil:
-		b = wire.AppendSlice(b, v.Ungrouped, appendSessionConfigSelectOption)
+		b = listSliceSessionConfigSelectOption.AppendValue(b, &v.Ungrouped)
 		return b
 	case v.Grouped != nil:
-		b = wire.AppendSlice(b, v.Grouped, appendSessionConfigSelectGroup)
+		b = listSliceSessionConfigSelectGroup.AppendValue(b, &v.Grouped)
 		return b
 	}
 	return append(b, "null"...)
@@ -5027,6 +5212,8 @@ func (v SessionConfigSelectOptions) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5070,10 +5257,12 @@ var objectSessionConfigSelectOption = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectOption)
+	return wire.MarshalTable(v, &objectSessionConfigSelectOption)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectOption, wire.Lenient)
 }
@@ -5129,10 +5318,12 @@ var objectSessionConfigSelectGroup = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelectGroup)
+	return wire.MarshalTable(v, &objectSessionConfigSelectGroup)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelectGroup) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelectGroup, wire.Lenient)
 }
@@ -5146,10 +5337,12 @@ var scalarSessionConfigGroupID = wire.Scalar{
 //
 //go:noinline
 func (v SessionConfigGroupID) MarshalJSON() ([]byte, error) {
-	return scalarSessionConfigGroupID.AppendValue(nil, &v), nil
+	return scalarSessionConfigGroupID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigGroupID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionConfigGroupID, wire.Lenient)
 }
@@ -5181,10 +5374,12 @@ var objectSessionConfigSelect = wire.Object{
 //
 //go:noinline
 func (v SessionConfigSelect) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigSelect)
+	return wire.MarshalTable(v, &objectSessionConfigSelect)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigSelect) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigSelect, wire.Lenient)
 }
@@ -5207,10 +5402,12 @@ var objectSessionConfigBoolean = wire.Object{
 //
 //go:noinline
 func (v SessionConfigBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionConfigBoolean)
+	return wire.MarshalTable(v, &objectSessionConfigBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionConfigBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionConfigBoolean, wire.Lenient)
 }
@@ -5243,6 +5440,8 @@ func (v AvailableCommand) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommand) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAvailableCommand, wire.Lenient)
 }
@@ -5277,10 +5476,12 @@ var objectAvailableCommandOther = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandOther)
+	return wire.MarshalTable(v, &objectAvailableCommandOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandOther, wire.Lenient)
 }
@@ -5313,6 +5514,8 @@ func (v AvailableCommandInput) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionAvailableCommandInput, wire.Lenient)
 }
@@ -5335,10 +5538,12 @@ var objectAvailableCommandInputOther = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandInputOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandInputOther)
+	return wire.MarshalTable(v, &objectAvailableCommandInputOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandInputOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandInputOther, wire.Lenient)
 }
@@ -5370,10 +5575,12 @@ var objectTextCommandInput = wire.Object{
 //
 //go:noinline
 func (v TextCommandInput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTextCommandInput)
+	return wire.MarshalTable(v, &objectTextCommandInput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TextCommandInput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTextCommandInput, wire.Lenient)
 }
@@ -5420,10 +5627,12 @@ var objectCommand = wire.Object{
 //
 //go:noinline
 func (v Command) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCommand)
+	return wire.MarshalTable(v, &objectCommand)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Command) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCommand, wire.Lenient)
 }
@@ -5468,10 +5677,12 @@ var objectListSessionsResponse = wire.Object{
 //
 //go:noinline
 func (v ListSessionsResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsResponse)
+	return wire.MarshalTable(v, &objectListSessionsResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsResponse, wire.Lenient)
 }
@@ -5533,10 +5744,12 @@ var objectSessionInfo = wire.Object{
 //
 //go:noinline
 func (v SessionInfo) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfo)
+	return wire.MarshalTable(v, &objectSessionInfo)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfo) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfo, wire.Lenient)
 }
@@ -5550,10 +5763,12 @@ var scalarSessionListCursor = wire.Scalar{
 //
 //go:noinline
 func (v SessionListCursor) MarshalJSON() ([]byte, error) {
-	return scalarSessionListCursor.AppendValue(nil, &v), nil
+	return scalarSessionListCursor.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionListCursor) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarSessionListCursor, wire.Lenient)
 }
@@ -5579,10 +5794,12 @@ var objectDeleteSessionResponse = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionResponse)
+	return wire.MarshalTable(v, &objectDeleteSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionResponse, wire.Lenient)
 }
@@ -5634,10 +5851,12 @@ var objectResumeSessionResponse = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionResponse)
+	return wire.MarshalTable(v, &objectResumeSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionResponse, wire.Lenient)
 }
@@ -5663,10 +5882,12 @@ var objectCloseSessionResponse = wire.Object{
 //
 //go:noinline
 func (v CloseSessionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionResponse)
+	return wire.MarshalTable(v, &objectCloseSessionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionResponse, wire.Lenient)
 }
@@ -5692,10 +5913,12 @@ var objectCancelToolCallResponse = wire.Object{
 //
 //go:noinline
 func (v CancelToolCallResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelToolCallResponse)
+	return wire.MarshalTable(v, &objectCancelToolCallResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelToolCallResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelToolCallResponse, wire.Lenient)
 }
@@ -5721,10 +5944,12 @@ var objectCancelTerminalResponse = wire.Object{
 //
 //go:noinline
 func (v CancelTerminalResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelTerminalResponse)
+	return wire.MarshalTable(v, &objectCancelTerminalResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelTerminalResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelTerminalResponse, wire.Lenient)
 }
@@ -5763,10 +5988,12 @@ var objectSetSessionConfigOptionResponse = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionResponse)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionResponse, wire.Lenient)
 }
@@ -5817,6 +6044,8 @@ func (v PromptResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5830,10 +6059,12 @@ var scalarMessageID = wire.Scalar{
 //
 //go:noinline
 func (v MessageID) MarshalJSON() ([]byte, error) {
-	return scalarMessageID.AppendValue(nil, &v), nil
+	return scalarMessageID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MessageID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarMessageID, wire.Lenient)
 }
@@ -5863,6 +6094,8 @@ func (v ExtResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtResponse) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -5903,10 +6136,12 @@ var objectError = wire.Object{
 //
 //go:noinline
 func (v Error) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectError)
+	return wire.MarshalTable(v, &objectError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Error) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectError, wire.Lenient)
 }
@@ -5935,6 +6170,8 @@ func (v ErrorCode) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6012,6 +6249,8 @@ func (v ErrorData) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorData) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6052,10 +6291,12 @@ var objectUnsupportedProtocolVersionErrorData = wire.Object{
 //
 //go:noinline
 func (v UnsupportedProtocolVersionErrorData) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUnsupportedProtocolVersionErrorData)
+	return wire.MarshalTable(v, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UnsupportedProtocolVersionErrorData) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUnsupportedProtocolVersionErrorData, wire.Lenient)
 }
@@ -6087,10 +6328,12 @@ var objectSessionNotFoundErrorData = wire.Object{
 //
 //go:noinline
 func (v SessionNotFoundErrorData) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionNotFoundErrorData)
+	return wire.MarshalTable(v, &objectSessionNotFoundErrorData)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionNotFoundErrorData) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionNotFoundErrorData, wire.Lenient)
 }
@@ -6119,10 +6362,12 @@ var objectAgentNotification = wire.Object{
 //
 //go:noinline
 func (v AgentNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentNotification)
+	return wire.MarshalTable(v, &objectAgentNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentNotification, wire.Lenient)
 }
@@ -6177,6 +6422,8 @@ func (v UpdateSessionNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UpdateSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6259,101 +6506,50 @@ func (v *SessionUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *SessionUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "sessionUpdate" {
+		switch {
+		case v.UserMessageChunk != nil, v.UserMessage != nil, v.AgentMessageChunk != nil, v.AgentMessage != nil, v.AgentThoughtChunk != nil, v.AgentThought != nil, v.StateUpdate != nil, v.ToolCallContentChunk != nil, v.ToolCallUpdate != nil, v.TerminalUpdate != nil, v.TerminalOutputChunk != nil, v.PlanUpdate != nil, v.AvailableCommandsUpdate != nil, v.ConfigOptionUpdate != nil, v.SessionInfoUpdate != nil, v.UsageUpdate != nil, v.Notice != nil, v.CompactionUpdate != nil, v.CompactionSummaryChunk != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.UserMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.UserMessageChunk.decodeField(d, key)
 	case v.UserMessage != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UserMessage, &objectUserMessage, key)
 	case v.AgentMessageChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentMessageChunk.decodeField(d, key)
 	case v.AgentMessage != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AgentMessage, &objectAgentMessage, key)
 	case v.AgentThoughtChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.AgentThoughtChunk.decodeField(d, key)
 	case v.AgentThought != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AgentThought, &objectAgentThought, key)
 	case v.StateUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.StateUpdate.decodeField(d, key)
 	case v.ToolCallContentChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallContentChunk.decodeField(d, key)
 	case v.ToolCallUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.ToolCallUpdate.decodeField(d, key)
 	case v.TerminalUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.TerminalUpdate, &objectTerminalUpdate, key)
 	case v.TerminalOutputChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.TerminalOutputChunk.decodeField(d, key)
 	case v.PlanUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return v.PlanUpdate.decodeField(d, key)
 	case v.AvailableCommandsUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.AvailableCommandsUpdate, &objectAvailableCommandsUpdate, key)
 	case v.ConfigOptionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.ConfigOptionUpdate, &objectConfigOptionUpdate, key)
 	case v.SessionInfoUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.SessionInfoUpdate, &objectSessionInfoUpdate, key)
 	case v.UsageUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.UsageUpdate, &objectUsageUpdate, key)
 	case v.Notice != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Notice, &objectNotice, key)
 	case v.CompactionUpdate != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionUpdate, &objectCompactionUpdate, key)
 	case v.CompactionSummaryChunk != nil:
-		if string(key) == "sessionUpdate" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.CompactionSummaryChunk, &objectCompactionSummaryChunk, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectSessionUpdateOther, key)
@@ -6546,6 +6742,8 @@ func (v SessionUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6568,10 +6766,12 @@ var objectSessionUpdateOther = wire.Object{
 //
 //go:noinline
 func (v SessionUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionUpdateOther)
+	return wire.MarshalTable(v, &objectSessionUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionUpdateOther, wire.Lenient)
 }
@@ -6626,6 +6826,8 @@ func (v ContentChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -6670,10 +6872,12 @@ var objectUserMessage = wire.Object{
 //
 //go:noinline
 func (v UserMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUserMessage)
+	return wire.MarshalTable(v, &objectUserMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UserMessage) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUserMessage, wire.Lenient)
 }
@@ -6718,10 +6922,12 @@ var objectAgentMessage = wire.Object{
 //
 //go:noinline
 func (v AgentMessage) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentMessage)
+	return wire.MarshalTable(v, &objectAgentMessage)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentMessage) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentMessage, wire.Lenient)
 }
@@ -6766,10 +6972,12 @@ var objectAgentThought = wire.Object{
 //
 //go:noinline
 func (v AgentThought) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAgentThought)
+	return wire.MarshalTable(v, &objectAgentThought)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AgentThought) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAgentThought, wire.Lenient)
 }
@@ -6808,6 +7016,8 @@ func (v BackgroundWork) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BackgroundWork) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionBackgroundWork, wire.Lenient)
 }
@@ -6830,10 +7040,12 @@ var objectBackgroundWorkOther = wire.Object{
 //
 //go:noinline
 func (v BackgroundWorkOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundWorkOther)
+	return wire.MarshalTable(v, &objectBackgroundWorkOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BackgroundWorkOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBackgroundWorkOther, wire.Lenient)
 }
@@ -6865,10 +7077,12 @@ var objectBackgroundTerminal = wire.Object{
 //
 //go:noinline
 func (v BackgroundTerminal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundTerminal)
+	return wire.MarshalTable(v, &objectBackgroundTerminal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BackgroundTerminal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBackgroundTerminal, wire.Lenient)
 }
@@ -6900,10 +7114,12 @@ var objectBackgroundToolCall = wire.Object{
 //
 //go:noinline
 func (v BackgroundToolCall) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectBackgroundToolCall)
+	return wire.MarshalTable(v, &objectBackgroundToolCall)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *BackgroundToolCall) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectBackgroundToolCall, wire.Lenient)
 }
@@ -6941,10 +7157,12 @@ var objectRunningStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RunningStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRunningStateUpdate)
+	return wire.MarshalTable(v, &objectRunningStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RunningStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRunningStateUpdate, wire.Lenient)
 }
@@ -6970,10 +7188,12 @@ var objectErrorStopReason = wire.Object{
 //
 //go:noinline
 func (v ErrorStopReason) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectErrorStopReason)
+	return wire.MarshalTable(v, &objectErrorStopReason)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ErrorStopReason) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectErrorStopReason, wire.Lenient)
 }
@@ -7003,7 +7223,7 @@ func (v *IdleStateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) 
 			return wire.Optional, nil
 		}
 		m := d.Mark()
-		if err := wire.DecodeSlice(d, &v.Background, false, decodeBackgroundWork); err != nil {
+		if err := listSliceBackgroundWork.DecodeValue(d, &v.Background); err != nil {
 			v.Background = nil
 			return wire.Optional, wire.AtKey(d.Recover(m, err), "background")
 		}
@@ -7031,7 +7251,7 @@ func (v *IdleStateUpdate) selectVariant(d *wire.Decoder) error {
 func (v *IdleStateUpdate) appendFields(b []byte, comma bool) ([]byte, bool) {
 	if v.Background != nil {
 		b = wire.Key(b, &comma, "\"background\":")
-		b = wire.AppendSlice(b, v.Background, appendBackgroundWork)
+		b = listSliceBackgroundWork.AppendValue(b, &v.Background)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -7081,43 +7301,28 @@ func (v *IdleStateUpdateStopReason) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *IdleStateUpdateStopReason) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "stopReason" {
+		switch {
+		case v.EndTurn != nil, v.MaxTokens != nil, v.MaxTurnRequests != nil, v.Refusal != nil, v.Cancelled != nil, v.Error != nil, v.None != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.EndTurn != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.EndTurn, &objectIdleStateUpdateStopReasonEndTurn, key)
 	case v.MaxTokens != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.MaxTokens, &objectIdleStateUpdateStopReasonMaxTokens, key)
 	case v.MaxTurnRequests != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.MaxTurnRequests, &objectIdleStateUpdateStopReasonMaxTurnRequests, key)
 	case v.Refusal != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Refusal, &objectIdleStateUpdateStopReasonRefusal, key)
 	case v.Cancelled != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Cancelled, &objectIdleStateUpdateStopReasonCancelled, key)
 	case v.Error != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Error, &objectErrorStopReason, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectIdleStateUpdateStopReasonOther, key)
 	case v.None != nil:
-		if string(key) == "stopReason" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.None, &objectIdleStateUpdateStopReasonNone, key)
 	}
 	return wire.NotMember, nil
@@ -7184,6 +7389,8 @@ func (v IdleStateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7198,10 +7405,12 @@ var objectIdleStateUpdateStopReasonEndTurn = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonEndTurn) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonEndTurn)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonEndTurn) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonEndTurn, wire.Lenient)
 }
@@ -7216,10 +7425,12 @@ var objectIdleStateUpdateStopReasonMaxTokens = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTokens) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTokens)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonMaxTokens) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTokens, wire.Lenient)
 }
@@ -7234,10 +7445,12 @@ var objectIdleStateUpdateStopReasonMaxTurnRequests = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonMaxTurnRequests) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonMaxTurnRequests) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonMaxTurnRequests, wire.Lenient)
 }
@@ -7252,10 +7465,12 @@ var objectIdleStateUpdateStopReasonRefusal = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonRefusal) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonRefusal)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonRefusal) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonRefusal, wire.Lenient)
 }
@@ -7270,10 +7485,12 @@ var objectIdleStateUpdateStopReasonCancelled = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonCancelled) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonCancelled)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonCancelled) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonCancelled, wire.Lenient)
 }
@@ -7296,10 +7513,12 @@ var objectIdleStateUpdateStopReasonOther = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonOther)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonOther, wire.Lenient)
 }
@@ -7314,10 +7533,12 @@ var objectIdleStateUpdateStopReasonNone = wire.Object{
 //
 //go:noinline
 func (v IdleStateUpdateStopReasonNone) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectIdleStateUpdateStopReasonNone)
+	return wire.MarshalTable(v, &objectIdleStateUpdateStopReasonNone)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *IdleStateUpdateStopReasonNone) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectIdleStateUpdateStopReasonNone, wire.Lenient)
 }
@@ -7355,10 +7576,12 @@ var objectRequiresActionStateUpdate = wire.Object{
 //
 //go:noinline
 func (v RequiresActionStateUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequiresActionStateUpdate)
+	return wire.MarshalTable(v, &objectRequiresActionStateUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequiresActionStateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequiresActionStateUpdate, wire.Lenient)
 }
@@ -7393,21 +7616,18 @@ func (v *StateUpdate) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *StateUpdate) decodeField(d *wire.Decoder, key []byte) (int, error) {
+	if string(key) == "state" {
+		switch {
+		case v.Running != nil, v.Idle != nil, v.RequiresAction != nil:
+			return wire.Optional, d.Skip()
+		}
+	}
 	switch {
 	case v.Running != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.Running, &objectRunningStateUpdate, key)
 	case v.Idle != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
 		return v.Idle.decodeField(d, key)
 	case v.RequiresAction != nil:
-		if string(key) == "state" {
-			return wire.Optional, d.Skip()
-		}
 		return wire.DecodeMember(d, v.RequiresAction, &objectRequiresActionStateUpdate, key)
 	case v.Other != nil:
 		return wire.DecodeMember(d, v.Other, &objectStateUpdateOther, key)
@@ -7488,6 +7708,8 @@ func (v StateUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StateUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7510,10 +7732,12 @@ var objectStateUpdateOther = wire.Object{
 //
 //go:noinline
 func (v StateUpdateOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectStateUpdateOther)
+	return wire.MarshalTable(v, &objectStateUpdateOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *StateUpdateOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectStateUpdateOther, wire.Lenient)
 }
@@ -7568,6 +7792,8 @@ func (v ToolCallContentChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ToolCallContentChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7599,10 +7825,12 @@ var objectTerminalOutput = wire.Object{
 //
 //go:noinline
 func (v TerminalOutput) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalOutput)
+	return wire.MarshalTable(v, &objectTerminalOutput)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutput) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalOutput, wire.Lenient)
 }
@@ -7640,10 +7868,12 @@ var objectTerminalExitStatus = wire.Object{
 //
 //go:noinline
 func (v TerminalExitStatus) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalExitStatus)
+	return wire.MarshalTable(v, &objectTerminalExitStatus)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalExitStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalExitStatus, wire.Lenient)
 }
@@ -7695,10 +7925,12 @@ var objectTerminalSize = wire.Object{
 //
 //go:noinline
 func (v TerminalSize) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalSize)
+	return wire.MarshalTable(v, &objectTerminalSize)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalSize) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalSize, wire.Lenient)
 }
@@ -7733,10 +7965,12 @@ var objectTerminalCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalCapabilities)
+	return wire.MarshalTable(v, &objectTerminalCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalCapabilities, wire.Lenient)
 }
@@ -7762,10 +7996,12 @@ var objectTerminalCancelCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalCancelCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalCancelCapabilities)
+	return wire.MarshalTable(v, &objectTerminalCancelCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalCancelCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalCancelCapabilities, wire.Lenient)
 }
@@ -7845,10 +8081,12 @@ var objectTerminalUpdate = wire.Object{
 //
 //go:noinline
 func (v TerminalUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalUpdate)
+	return wire.MarshalTable(v, &objectTerminalUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalUpdate, wire.Lenient)
 }
@@ -7903,6 +8141,8 @@ func (v TerminalOutputChunk) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalOutputChunk) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -7931,11 +8171,14 @@ func (v *PlanUpdateContent) selectVariant(d *wire.Decoder) error {
 
 // decodeField decodes a member of the selected variant.
 func (v *PlanUpdateContent) decodeField(d *wire.Decoder, key []byte) (int, error) {
-	switch {
-	case v.Items != nil:
-		if string(key) == "type" {
+	if string(key) == "type" {
+		switch {
+		case v.Items != nil:
 			return wire.Optional, d.Skip()
 		}
+	}
+	switch {
+	case v.Items != nil:
 		return v.Items.decodeField(d, key)
 	case v.Other != nil:
 		return v.Other.decodeField(d, key)
@@ -8002,6 +8245,8 @@ func (v PlanUpdateContent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdateContent) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8050,6 +8295,8 @@ func (v PlanUpdateContentOther) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdateContentOther) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8063,10 +8310,12 @@ var scalarPlanID = wire.Scalar{
 //
 //go:noinline
 func (v PlanID) MarshalJSON() ([]byte, error) {
-	return scalarPlanID.AppendValue(nil, &v), nil
+	return scalarPlanID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarPlanID, wire.Lenient)
 }
@@ -8125,6 +8374,8 @@ func (v PlanEntry) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntry) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8139,10 +8390,12 @@ var enumPlanEntryPriority = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryPriority) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryPriority.AppendValue(nil, &v), nil
+	return enumPlanEntryPriority.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryPriority, wire.Lenient)
 }
@@ -8157,10 +8410,12 @@ var enumPlanEntryStatus = wire.Enum{
 //
 //go:noinline
 func (v PlanEntryStatus) MarshalJSON() ([]byte, error) {
-	return enumPlanEntryStatus.AppendValue(nil, &v), nil
+	return enumPlanEntryStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumPlanEntryStatus, wire.Lenient)
 }
@@ -8186,7 +8441,7 @@ func (v *PlanItems) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "planId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.PlanID), d), "planId")
 	case "entries":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Entries, true, (*PlanEntry).DecodeJSON), "entries")
+		return 1, wire.AtKey(listSlicePlanEntrySkipInvalid.DecodeValue(d, &v.Entries), "entries")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -8198,7 +8453,7 @@ func (v *PlanItems) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"planId\":")
 	b = wire.AppendString(b, string(v.PlanID))
 	b = wire.Key(b, &comma, "\"entries\":")
-	b = wire.AppendSlice(b, v.Entries, (*PlanEntry).AppendJSON)
+	b = listSlicePlanEntrySkipInvalid.AppendValue(b, &v.Entries)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -8215,6 +8470,8 @@ func (v PlanItems) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanItems) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8265,6 +8522,8 @@ func (v PlanUpdate) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PlanUpdate) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8303,10 +8562,12 @@ var objectAvailableCommandsUpdate = wire.Object{
 //
 //go:noinline
 func (v AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectAvailableCommandsUpdate)
+	return wire.MarshalTable(v, &objectAvailableCommandsUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *AvailableCommandsUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectAvailableCommandsUpdate, wire.Lenient)
 }
@@ -8345,10 +8606,12 @@ var objectConfigOptionUpdate = wire.Object{
 //
 //go:noinline
 func (v ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectConfigOptionUpdate)
+	return wire.MarshalTable(v, &objectConfigOptionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ConfigOptionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectConfigOptionUpdate, wire.Lenient)
 }
@@ -8389,10 +8652,12 @@ var objectSessionInfoUpdate = wire.Object{
 //
 //go:noinline
 func (v SessionInfoUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSessionInfoUpdate)
+	return wire.MarshalTable(v, &objectSessionInfoUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SessionInfoUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSessionInfoUpdate, wire.Lenient)
 }
@@ -8430,10 +8695,12 @@ var objectCost = wire.Object{
 //
 //go:noinline
 func (v Cost) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCost)
+	return wire.MarshalTable(v, &objectCost)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Cost) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCost, wire.Lenient)
 }
@@ -8480,10 +8747,12 @@ var objectUsageUpdate = wire.Object{
 //
 //go:noinline
 func (v UsageUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectUsageUpdate)
+	return wire.MarshalTable(v, &objectUsageUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *UsageUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectUsageUpdate, wire.Lenient)
 }
@@ -8498,10 +8767,12 @@ var enumNoticeSeverity = wire.Enum{
 //
 //go:noinline
 func (v NoticeSeverity) MarshalJSON() ([]byte, error) {
-	return enumNoticeSeverity.AppendValue(nil, &v), nil
+	return enumNoticeSeverity.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NoticeSeverity) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumNoticeSeverity, wire.Lenient)
 }
@@ -8551,10 +8822,12 @@ var objectNotice = wire.Object{
 //
 //go:noinline
 func (v Notice) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectNotice)
+	return wire.MarshalTable(v, &objectNotice)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *Notice) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectNotice, wire.Lenient)
 }
@@ -8568,10 +8841,12 @@ var scalarCompactionID = wire.Scalar{
 //
 //go:noinline
 func (v CompactionID) MarshalJSON() ([]byte, error) {
-	return scalarCompactionID.AppendValue(nil, &v), nil
+	return scalarCompactionID.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &scalarCompactionID, wire.Lenient)
 }
@@ -8586,10 +8861,12 @@ var enumCompactionStatus = wire.Enum{
 //
 //go:noinline
 func (v CompactionStatus) MarshalJSON() ([]byte, error) {
-	return enumCompactionStatus.AppendValue(nil, &v), nil
+	return enumCompactionStatus.AppendValue(nil, v), nil
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionStatus) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &enumCompactionStatus, wire.Lenient)
 }
@@ -8649,10 +8926,12 @@ var objectCompactionUpdate = wire.Object{
 //
 //go:noinline
 func (v CompactionUpdate) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionUpdate)
+	return wire.MarshalTable(v, &objectCompactionUpdate)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionUpdate) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionUpdate, wire.Lenient)
 }
@@ -8693,10 +8972,12 @@ var objectCompactionSummaryChunk = wire.Object{
 //
 //go:noinline
 func (v CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompactionSummaryChunk)
+	return wire.MarshalTable(v, &objectCompactionSummaryChunk)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompactionSummaryChunk) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompactionSummaryChunk, wire.Lenient)
 }
@@ -8728,10 +9009,12 @@ var objectCompleteElicitationNotification = wire.Object{
 //
 //go:noinline
 func (v CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCompleteElicitationNotification)
+	return wire.MarshalTable(v, &objectCompleteElicitationNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CompleteElicitationNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCompleteElicitationNotification, wire.Lenient)
 }
@@ -8761,6 +9044,8 @@ func (v ExtNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ExtNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -8798,10 +9083,12 @@ var objectClientRequest = wire.Object{
 //
 //go:noinline
 func (v ClientRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientRequest)
+	return wire.MarshalTable(v, &objectClientRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientRequest, wire.Lenient)
 }
@@ -8851,10 +9138,12 @@ var objectInitializeRequest = wire.Object{
 //
 //go:noinline
 func (v InitializeRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectInitializeRequest)
+	return wire.MarshalTable(v, &objectInitializeRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *InitializeRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectInitializeRequest, wire.Lenient)
 }
@@ -8898,10 +9187,12 @@ var objectClientCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientCapabilities)
+	return wire.MarshalTable(v, &objectClientCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientCapabilities, wire.Lenient)
 }
@@ -8936,10 +9227,12 @@ var objectClientAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v ClientAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientAuthCapabilities)
+	return wire.MarshalTable(v, &objectClientAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientAuthCapabilities, wire.Lenient)
 }
@@ -8965,10 +9258,12 @@ var objectTerminalAuthCapabilities = wire.Object{
 //
 //go:noinline
 func (v TerminalAuthCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTerminalAuthCapabilities)
+	return wire.MarshalTable(v, &objectTerminalAuthCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TerminalAuthCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTerminalAuthCapabilities, wire.Lenient)
 }
@@ -9012,10 +9307,12 @@ var objectElicitationCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationCapabilities)
+	return wire.MarshalTable(v, &objectElicitationCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationCapabilities, wire.Lenient)
 }
@@ -9041,10 +9338,12 @@ var objectElicitationFormCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationFormCapabilities)
+	return wire.MarshalTable(v, &objectElicitationFormCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationFormCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationFormCapabilities, wire.Lenient)
 }
@@ -9070,10 +9369,12 @@ var objectElicitationURLCapabilities = wire.Object{
 //
 //go:noinline
 func (v ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationURLCapabilities)
+	return wire.MarshalTable(v, &objectElicitationURLCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationURLCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationURLCapabilities, wire.Lenient)
 }
@@ -9105,10 +9406,12 @@ var objectLoginAuthRequest = wire.Object{
 //
 //go:noinline
 func (v LoginAuthRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLoginAuthRequest)
+	return wire.MarshalTable(v, &objectLoginAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoginAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLoginAuthRequest, wire.Lenient)
 }
@@ -9134,10 +9437,12 @@ var objectLogoutAuthRequest = wire.Object{
 //
 //go:noinline
 func (v LogoutAuthRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectLogoutAuthRequest)
+	return wire.MarshalTable(v, &objectLogoutAuthRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LogoutAuthRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectLogoutAuthRequest, wire.Lenient)
 }
@@ -9167,13 +9472,13 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, decodeAbsolutePath), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceAbsolutePath.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, decodeMCPServer), "mcpServers")
+		return wire.Optional, wire.AtKey(listSliceMCPServer.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9186,11 +9491,11 @@ func (v *NewSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, string(v.Cwd))
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, appendAbsolutePath)
+		b = listSliceAbsolutePath.AppendValue(b, &v.AdditionalDirectories)
 	}
 	if v.MCPServers != nil {
 		b = wire.Key(b, &comma, "\"mcpServers\":")
-		b = wire.AppendSlice(b, v.MCPServers, appendMCPServer)
+		b = listSliceMCPServer.AppendValue(b, &v.MCPServers)
 	}
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
@@ -9208,6 +9513,8 @@ func (v NewSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *NewSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -9246,6 +9553,8 @@ func (v MCPServer) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServer) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionMCPServer, wire.Lenient)
 }
@@ -9268,10 +9577,12 @@ var objectMCPServerOther = wire.Object{
 //
 //go:noinline
 func (v MCPServerOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerOther)
+	return wire.MarshalTable(v, &objectMCPServerOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPServerOther, wire.Lenient)
 }
@@ -9309,10 +9620,12 @@ var objectHTTPHeader = wire.Object{
 //
 //go:noinline
 func (v HTTPHeader) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectHTTPHeader)
+	return wire.MarshalTable(v, &objectHTTPHeader)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *HTTPHeader) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectHTTPHeader, wire.Lenient)
 }
@@ -9365,10 +9678,12 @@ var objectMCPServerHTTP = wire.Object{
 //
 //go:noinline
 func (v MCPServerHTTP) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerHTTP)
+	return wire.MarshalTable(v, &objectMCPServerHTTP)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerHTTP) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPServerHTTP, wire.Lenient)
 }
@@ -9427,10 +9742,12 @@ var objectMCPServerStdio = wire.Object{
 //
 //go:noinline
 func (v MCPServerStdio) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectMCPServerStdio)
+	return wire.MarshalTable(v, &objectMCPServerStdio)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *MCPServerStdio) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectMCPServerStdio, wire.Lenient)
 }
@@ -9468,10 +9785,12 @@ var objectListSessionsRequest = wire.Object{
 //
 //go:noinline
 func (v ListSessionsRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectListSessionsRequest)
+	return wire.MarshalTable(v, &objectListSessionsRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ListSessionsRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectListSessionsRequest, wire.Lenient)
 }
@@ -9503,10 +9822,12 @@ var objectDeleteSessionRequest = wire.Object{
 //
 //go:noinline
 func (v DeleteSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectDeleteSessionRequest)
+	return wire.MarshalTable(v, &objectDeleteSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *DeleteSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectDeleteSessionRequest, wire.Lenient)
 }
@@ -9574,10 +9895,12 @@ var objectResumeSessionRequest = wire.Object{
 //
 //go:noinline
 func (v ResumeSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectResumeSessionRequest)
+	return wire.MarshalTable(v, &objectResumeSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ResumeSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectResumeSessionRequest, wire.Lenient)
 }
@@ -9610,6 +9933,8 @@ func (v ReplayFrom) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReplayFrom) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionReplayFrom, wire.Lenient)
 }
@@ -9632,10 +9957,12 @@ var objectReplayFromOther = wire.Object{
 //
 //go:noinline
 func (v ReplayFromOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReplayFromOther)
+	return wire.MarshalTable(v, &objectReplayFromOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReplayFromOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReplayFromOther, wire.Lenient)
 }
@@ -9661,10 +9988,12 @@ var objectReplayFromStart = wire.Object{
 //
 //go:noinline
 func (v ReplayFromStart) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectReplayFromStart)
+	return wire.MarshalTable(v, &objectReplayFromStart)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ReplayFromStart) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectReplayFromStart, wire.Lenient)
 }
@@ -9696,10 +10025,12 @@ var objectCloseSessionRequest = wire.Object{
 //
 //go:noinline
 func (v CloseSessionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCloseSessionRequest)
+	return wire.MarshalTable(v, &objectCloseSessionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CloseSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCloseSessionRequest, wire.Lenient)
 }
@@ -9737,10 +10068,12 @@ var objectCancelToolCallRequest = wire.Object{
 //
 //go:noinline
 func (v CancelToolCallRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelToolCallRequest)
+	return wire.MarshalTable(v, &objectCancelToolCallRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelToolCallRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelToolCallRequest, wire.Lenient)
 }
@@ -9778,10 +10111,12 @@ var objectCancelTerminalRequest = wire.Object{
 //
 //go:noinline
 func (v CancelTerminalRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelTerminalRequest)
+	return wire.MarshalTable(v, &objectCancelTerminalRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelTerminalRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelTerminalRequest, wire.Lenient)
 }
@@ -9845,10 +10180,12 @@ var objectSetSessionConfigOptionRequest = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequest)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequest)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequest, wire.Lenient)
 }
@@ -9871,10 +10208,12 @@ var objectSetSessionConfigOptionRequestTypeID = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeID) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeID)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeID) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeID, wire.Lenient)
 }
@@ -9897,10 +10236,12 @@ var objectSetSessionConfigOptionRequestTypeBoolean = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeBoolean) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeBoolean)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeBoolean) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeBoolean, wire.Lenient)
 }
@@ -9929,10 +10270,12 @@ var objectSetSessionConfigOptionRequestTypeOther = wire.Object{
 //
 //go:noinline
 func (v SetSessionConfigOptionRequestTypeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSetSessionConfigOptionRequestTypeOther)
+	return wire.MarshalTable(v, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SetSessionConfigOptionRequestTypeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSetSessionConfigOptionRequestTypeOther, wire.Lenient)
 }
@@ -9958,7 +10301,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	case "sessionId":
 		return 0, wire.AtKey(wire.DecodeString((*string)(&v.SessionID), d), "sessionId")
 	case "prompt":
-		return 1, wire.AtKey(wire.DecodeSlice(d, &v.Prompt, false, (*ContentBlock).DecodeJSON), "prompt")
+		return 1, wire.AtKey(listSliceContentBlock.DecodeValue(d, &v.Prompt), "prompt")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -9970,7 +10313,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.Key(b, &comma, "\"sessionId\":")
 	b = wire.AppendString(b, string(v.SessionID))
 	b = wire.Key(b, &comma, "\"prompt\":")
-	b = wire.AppendSlice(b, v.Prompt, (*ContentBlock).AppendJSON)
+	b = listSliceContentBlock.AppendValue(b, &v.Prompt)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -9987,6 +10330,8 @@ func (v PromptRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *PromptRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -10019,6 +10364,8 @@ func (v ClientResponse) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionClientResponse, wire.Lenient)
 }
@@ -10050,10 +10397,12 @@ var objectClientResponseResult = wire.Object{
 //
 //go:noinline
 func (v ClientResponseResult) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseResult)
+	return wire.MarshalTable(v, &objectClientResponseResult)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseResult) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseResult, wire.Lenient)
 }
@@ -10088,10 +10437,12 @@ var objectClientResponseError = wire.Object{
 //
 //go:noinline
 func (v ClientResponseError) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientResponseError)
+	return wire.MarshalTable(v, &objectClientResponseError)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseError) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientResponseError, wire.Lenient)
 }
@@ -10152,6 +10503,8 @@ func (v ClientResponseErrorID) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientResponseErrorID) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -10186,10 +10539,12 @@ var objectRequestPermissionResponse = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionResponse)
+	return wire.MarshalTable(v, &objectRequestPermissionResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionResponse, wire.Lenient)
 }
@@ -10228,6 +10583,8 @@ func (v RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &unionRequestPermissionOutcome, wire.Lenient)
 }
@@ -10250,10 +10607,12 @@ var objectRequestPermissionOutcomeOther = wire.Object{
 //
 //go:noinline
 func (v RequestPermissionOutcomeOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectRequestPermissionOutcomeOther)
+	return wire.MarshalTable(v, &objectRequestPermissionOutcomeOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *RequestPermissionOutcomeOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectRequestPermissionOutcomeOther, wire.Lenient)
 }
@@ -10279,10 +10638,12 @@ var objectCancelledPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelledPermissionOutcome)
+	return wire.MarshalTable(v, &objectCancelledPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelledPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelledPermissionOutcome, wire.Lenient)
 }
@@ -10314,10 +10675,12 @@ var objectSelectedPermissionOutcome = wire.Object{
 //
 //go:noinline
 func (v SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectSelectedPermissionOutcome)
+	return wire.MarshalTable(v, &objectSelectedPermissionOutcome)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *SelectedPermissionOutcome) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectSelectedPermissionOutcome, wire.Lenient)
 }
@@ -10375,10 +10738,12 @@ var objectCreateElicitationResponse = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponse) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponse)
+	return wire.MarshalTable(v, &objectCreateElicitationResponse)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponse, wire.Lenient)
 }
@@ -10393,10 +10758,12 @@ var objectCreateElicitationResponseActionDecline = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionDecline) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionDecline)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionDecline)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionDecline) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionDecline, wire.Lenient)
 }
@@ -10411,10 +10778,12 @@ var objectCreateElicitationResponseActionCancel = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionCancel) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionCancel)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionCancel)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionCancel) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionCancel, wire.Lenient)
 }
@@ -10437,10 +10806,12 @@ var objectCreateElicitationResponseActionOther = wire.Object{
 //
 //go:noinline
 func (v CreateElicitationResponseActionOther) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCreateElicitationResponseActionOther)
+	return wire.MarshalTable(v, &objectCreateElicitationResponseActionOther)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CreateElicitationResponseActionOther) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCreateElicitationResponseActionOther, wire.Lenient)
 }
@@ -10513,7 +10884,7 @@ func (v *ElicitationContentValue) DecodeJSON(d *wire.Decoder) error {
 		{
 			m := d.Mark()
 			var x []string
-			err := wire.DecodeSlice(d, &x, false, wire.DecodeString)
+			err := listSliceString.DecodeValue(d, &x)
 			if err == nil {
 				v.StringArray = x
 				return nil
@@ -10551,7 +10922,7 @@ func (v *ElicitationContentValue) AppendJSON(b []byte) []byte {
 		b = wire.AppendBool(b, *v.Boolean)
 		return b
 	case v.StringArray != nil:
-		b = wire.AppendSlice(b, v.StringArray, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.StringArray)
 		return b
 	case v.Other != nil:
 		b = wire.AppendRaw(b, v.Other)
@@ -10569,6 +10940,8 @@ func (v ElicitationContentValue) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationContentValue) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -10597,10 +10970,12 @@ var objectElicitationAcceptAction = wire.Object{
 //
 //go:noinline
 func (v ElicitationAcceptAction) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectElicitationAcceptAction)
+	return wire.MarshalTable(v, &objectElicitationAcceptAction)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ElicitationAcceptAction) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectElicitationAcceptAction, wire.Lenient)
 }
@@ -10629,10 +11004,12 @@ var objectClientNotification = wire.Object{
 //
 //go:noinline
 func (v ClientNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectClientNotification)
+	return wire.MarshalTable(v, &objectClientNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *ClientNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectClientNotification, wire.Lenient)
 }
@@ -10664,10 +11041,12 @@ var objectCancelSessionNotification = wire.Object{
 //
 //go:noinline
 func (v CancelSessionNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelSessionNotification)
+	return wire.MarshalTable(v, &objectCancelSessionNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelSessionNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelSessionNotification, wire.Lenient)
 }
@@ -10702,10 +11081,12 @@ var objectCancelRequestNotification = wire.Object{
 //
 //go:noinline
 func (v CancelRequestNotification) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectCancelRequestNotification)
+	return wire.MarshalTable(v, &objectCancelRequestNotification)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelRequestNotification) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectCancelRequestNotification, wire.Lenient)
 }
@@ -10743,10 +11124,12 @@ var objectTransportResumableCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportResumableCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportResumableCapabilities)
+	return wire.MarshalTable(v, &objectTransportResumableCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportResumableCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportResumableCapabilities, wire.Lenient)
 }
@@ -10781,10 +11164,12 @@ var objectTransportCapabilities = wire.Object{
 //
 //go:noinline
 func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
-	return wire.MarshalTable(&v, &objectTransportCapabilities)
+	return wire.MarshalTable(v, &objectTransportCapabilities)
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
 	return wire.DecodeWith(data, v, &objectTransportCapabilities, wire.Lenient)
 }
@@ -11005,58 +11390,133 @@ func marshal(x interface {
 	return x.AppendJSON(nil), nil
 }
 
-func decodeToolCallLocation(p *ToolCallLocation, d *wire.Decoder) error {
-	return objectToolCallLocation.DecodeValue(d, p)
+var listSliceToolCallContentSkipInvalid = wire.List{
+	Type: (*[]ToolCallContent)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ToolCallContent)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendToolCallLocation(p *ToolCallLocation, b []byte) []byte {
-	return objectToolCallLocation.AppendValue(b, p)
+var listSliceToolCallLocationSkipInvalid = wire.List{
+	Type: (*[]ToolCallLocation)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectToolCallLocation,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeIcon(p *Icon, d *wire.Decoder) error {
-	return objectIcon.DecodeValue(d, p)
+var listSliceIconSkipInvalid = wire.List{
+	Type: (*[]Icon)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectIcon,
+			Shape:  wire.ShapeObject,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func appendIcon(p *Icon, b []byte) []byte {
-	return objectIcon.AppendValue(b, p)
+var listSliceDiffChangeSkipInvalid = wire.List{
+	Type: (*[]DiffChange)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*DiffChange)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeSessionConfigSelectOption(p *SessionConfigSelectOption, d *wire.Decoder) error {
-	return objectSessionConfigSelectOption.DecodeValue(d, p)
+var listSliceSessionConfigSelectOption = wire.List{
+	Type: (*[]SessionConfigSelectOption)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectOption,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeSessionConfigSelectGroup(p *SessionConfigSelectGroup, d *wire.Decoder) error {
-	return objectSessionConfigSelectGroup.DecodeValue(d, p)
+var listSliceSessionConfigSelectGroup = wire.List{
+	Type: (*[]SessionConfigSelectGroup)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectSessionConfigSelectGroup,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectOption(p *SessionConfigSelectOption, b []byte) []byte {
-	return objectSessionConfigSelectOption.AppendValue(b, p)
+var listSliceBackgroundWork = wire.List{
+	Type: (*[]BackgroundWork)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionBackgroundWork,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendSessionConfigSelectGroup(p *SessionConfigSelectGroup, b []byte) []byte {
-	return objectSessionConfigSelectGroup.AppendValue(b, p)
+var listSlicePlanEntrySkipInvalid = wire.List{
+	Type: (*[]PlanEntry)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*PlanEntry)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape:       wire.ShapeSlice,
+		SkipInvalid: true,
+	},
 }
 
-func decodeBackgroundWork(p *BackgroundWork, d *wire.Decoder) error {
-	return unionBackgroundWork.DecodeValue(d, p)
+var listSliceAbsolutePath = wire.List{
+	Type: (*[]AbsolutePath)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func appendBackgroundWork(p *BackgroundWork, b []byte) []byte {
-	return unionBackgroundWork.AppendValue(b, p)
+var listSliceMCPServer = wire.List{
+	Type: (*[]MCPServer)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Shape: wire.ShapeUnion,
+			Union: &unionMCPServer,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeAbsolutePath(p *AbsolutePath, d *wire.Decoder) error {
-	return scalarAbsolutePath.DecodeValue(d, p)
+var listSliceContentBlock = wire.List{
+	Type: (*[]ContentBlock)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Coded: (*ContentBlock)(nil),
+			Shape: wire.ShapeCoded,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
-func decodeMCPServer(p *MCPServer, d *wire.Decoder) error {
-	return unionMCPServer.DecodeValue(d, p)
-}
-
-func appendAbsolutePath(p *AbsolutePath, b []byte) []byte {
-	return scalarAbsolutePath.AppendValue(b, p)
-}
-
-func appendMCPServer(p *MCPServer, b []byte) []byte {
-	return unionMCPServer.AppendValue(b, p)
+var listSliceString = wire.List{
+	Type: (*[]string)(nil),
+	Value: &wire.Value{
+		Elem:  &wire.String,
+		Shape: wire.ShapeSlice,
+	},
 }

@@ -10,9 +10,7 @@ import (
 
 // Validate reports every way x breaks the schema of AgentRequest, each with the JSON pointer of the offending value.
 func (x *AgentRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentRequest)
 }
 
 // Validate reports every way x breaks the schema of RequestID, each with the JSON pointer of the offending value.
@@ -38,30 +36,22 @@ func (x *RequestID) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of RequestPermissionRequest, each with the JSON pointer of the offending value.
 func (x *RequestPermissionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionRequest)
 }
 
 // Validate reports every way x breaks the schema of SessionID, each with the JSON pointer of the offending value.
 func (x *SessionID) Validate() error {
-	var v wire.Validator
-	scalarSessionID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionID)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionSubject, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubject) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionRequestPermissionSubject)
-	return v.Err()
+	return wire.ValidateErr(x, &unionRequestPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionSubjectOther, each with the JSON pointer of the offending value.
 func (x *RequestPermissionSubjectOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionSubjectOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionSubjectOther)
 }
 
 // Validate reports every way x breaks the schema of ToolCallUpdate, each with the JSON pointer of the offending value.
@@ -122,23 +112,17 @@ func (x *ToolCallUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ToolCallID, each with the JSON pointer of the offending value.
 func (x *ToolCallID) Validate() error {
-	var v wire.Validator
-	scalarToolCallID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarToolCallID)
 }
 
 // Validate reports every way x breaks the schema of ToolKind, each with the JSON pointer of the offending value.
 func (x *ToolKind) Validate() error {
-	var v wire.Validator
-	enumToolKind.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumToolKind)
 }
 
 // Validate reports every way x breaks the schema of ToolCallStatus, each with the JSON pointer of the offending value.
 func (x *ToolCallStatus) Validate() error {
-	var v wire.Validator
-	enumToolCallStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumToolCallStatus)
 }
 
 // Validate reports every way x breaks the schema of ToolCallContent, each with the JSON pointer of the offending value.
@@ -249,16 +233,12 @@ func (x *ContentBlockOther) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of Annotations, each with the JSON pointer of the offending value.
 func (x *Annotations) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAnnotations)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAnnotations)
 }
 
 // Validate reports every way x breaks the schema of Role, each with the JSON pointer of the offending value.
 func (x *Role) Validate() error {
-	var v wire.Validator
-	enumRole.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumRole)
 }
 
 // Validate reports every way x breaks the schema of TextContent, each with the JSON pointer of the offending value.
@@ -287,9 +267,7 @@ func (x *TextContent) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of MediaType, each with the JSON pointer of the offending value.
 func (x *MediaType) Validate() error {
-	var v wire.Validator
-	scalarMediaType.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarMediaType)
 }
 
 // Validate reports every way x breaks the schema of ImageContent, each with the JSON pointer of the offending value.
@@ -347,16 +325,12 @@ func (x *AudioContent) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of Icon, each with the JSON pointer of the offending value.
 func (x *Icon) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIcon)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIcon)
 }
 
 // Validate reports every way x breaks the schema of IconTheme, each with the JSON pointer of the offending value.
 func (x *IconTheme) Validate() error {
-	var v wire.Validator
-	enumIconTheme.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumIconTheme)
 }
 
 // Validate reports every way x breaks the schema of ResourceLink, each with the JSON pointer of the offending value.
@@ -583,16 +557,12 @@ func (x *DiffChangeOperationOther) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of DiffFileType, each with the JSON pointer of the offending value.
 func (x *DiffFileType) Validate() error {
-	var v wire.Validator
-	enumDiffFileType.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumDiffFileType)
 }
 
 // Validate reports every way x breaks the schema of AbsolutePath, each with the JSON pointer of the offending value.
 func (x *AbsolutePath) Validate() error {
-	var v wire.Validator
-	scalarAbsolutePath.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarAbsolutePath)
 }
 
 // Validate reports every way x breaks the schema of DiffPathChange, each with the JSON pointer of the offending value.
@@ -625,16 +595,12 @@ func (x *DiffPathPairChange) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of DiffPatch, each with the JSON pointer of the offending value.
 func (x *DiffPatch) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDiffPatch)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDiffPatch)
 }
 
 // Validate reports every way x breaks the schema of DiffPatchFormat, each with the JSON pointer of the offending value.
 func (x *DiffPatchFormat) Validate() error {
-	var v wire.Validator
-	enumDiffPatchFormat.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumDiffPatchFormat)
 }
 
 // Validate reports every way x breaks the schema of Diff, each with the JSON pointer of the offending value.
@@ -670,9 +636,7 @@ func (x *Diff) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of TerminalID, each with the JSON pointer of the offending value.
 func (x *TerminalID) Validate() error {
-	var v wire.Validator
-	scalarTerminalID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarTerminalID)
 }
 
 // Validate reports every way x breaks the schema of Terminal, each with the JSON pointer of the offending value.
@@ -696,212 +660,152 @@ func (x *Terminal) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ToolCallLocation, each with the JSON pointer of the offending value.
 func (x *ToolCallLocation) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectToolCallLocation)
-	return v.Err()
+	return wire.ValidateErr(x, &objectToolCallLocation)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectToolCallCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectToolCallCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *ToolCallCancelCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectToolCallCancelCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectToolCallCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ToolCallPermissionSubject, each with the JSON pointer of the offending value.
 func (x *ToolCallPermissionSubject) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectToolCallPermissionSubject)
-	return v.Err()
+	return wire.ValidateErr(x, &objectToolCallPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of CommandPermissionSubject, each with the JSON pointer of the offending value.
 func (x *CommandPermissionSubject) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCommandPermissionSubject)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCommandPermissionSubject)
 }
 
 // Validate reports every way x breaks the schema of PermissionOption, each with the JSON pointer of the offending value.
 func (x *PermissionOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPermissionOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPermissionOption)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionID, each with the JSON pointer of the offending value.
 func (x *PermissionOptionID) Validate() error {
-	var v wire.Validator
-	scalarPermissionOptionID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarPermissionOptionID)
 }
 
 // Validate reports every way x breaks the schema of PermissionOptionKind, each with the JSON pointer of the offending value.
 func (x *PermissionOptionKind) Validate() error {
-	var v wire.Validator
-	enumPermissionOptionKind.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumPermissionOptionKind)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequest, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationRequest)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationRequestModeOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationRequestModeOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationRequestModeOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationRequestModeOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSessionScope, each with the JSON pointer of the offending value.
 func (x *ElicitationSessionScope) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationSessionScope)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationSessionScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationRequestScope, each with the JSON pointer of the offending value.
 func (x *ElicitationRequestScope) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationRequestScope)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationRequestScope)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchema, each with the JSON pointer of the offending value.
 func (x *ElicitationSchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationSchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationSchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationSchemaType, each with the JSON pointer of the offending value.
 func (x *ElicitationSchemaType) Validate() error {
-	var v wire.Validator
-	enumElicitationSchemaType.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumElicitationSchemaType)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchema, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionElicitationPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &unionElicitationPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationPropertySchemaOther, each with the JSON pointer of the offending value.
 func (x *ElicitationPropertySchemaOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationPropertySchemaOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationPropertySchemaOther)
 }
 
 // Validate reports every way x breaks the schema of StringFormat, each with the JSON pointer of the offending value.
 func (x *StringFormat) Validate() error {
-	var v wire.Validator
-	enumStringFormat.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumStringFormat)
 }
 
 // Validate reports every way x breaks the schema of EnumOption, each with the JSON pointer of the offending value.
 func (x *EnumOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectEnumOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectEnumOption)
 }
 
 // Validate reports every way x breaks the schema of StringPropertySchema, each with the JSON pointer of the offending value.
 func (x *StringPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectStringPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectStringPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of NumberPropertySchema, each with the JSON pointer of the offending value.
 func (x *NumberPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNumberPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNumberPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of IntegerPropertySchema, each with the JSON pointer of the offending value.
 func (x *IntegerPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIntegerPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIntegerPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of BooleanPropertySchema, each with the JSON pointer of the offending value.
 func (x *BooleanPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectBooleanPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectBooleanPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItems, each with the JSON pointer of the offending value.
 func (x *MultiSelectItems) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionMultiSelectItems)
-	return v.Err()
+	return wire.ValidateErr(x, &unionMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectItemsOther, each with the JSON pointer of the offending value.
 func (x *MultiSelectItemsOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMultiSelectItemsOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMultiSelectItemsOther)
 }
 
 // Validate reports every way x breaks the schema of StringMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *StringMultiSelectItems) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectStringMultiSelectItems)
-	return v.Err()
+	return wire.ValidateErr(x, &objectStringMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of TitledMultiSelectItems, each with the JSON pointer of the offending value.
 func (x *TitledMultiSelectItems) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTitledMultiSelectItems)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTitledMultiSelectItems)
 }
 
 // Validate reports every way x breaks the schema of MultiSelectPropertySchema, each with the JSON pointer of the offending value.
 func (x *MultiSelectPropertySchema) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMultiSelectPropertySchema)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMultiSelectPropertySchema)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormMode, each with the JSON pointer of the offending value.
 func (x *ElicitationFormMode) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationFormMode)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationFormMode)
 }
 
 // Validate reports every way x breaks the schema of ElicitationID, each with the JSON pointer of the offending value.
 func (x *ElicitationID) Validate() error {
-	var v wire.Validator
-	scalarElicitationID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarElicitationID)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLMode, each with the JSON pointer of the offending value.
 func (x *ElicitationURLMode) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationURLMode)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationURLMode)
 }
 
 // Validate reports every way x breaks the schema of ExtRequest, each with the JSON pointer of the offending value.
@@ -920,23 +824,17 @@ func (x *ExtRequest) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of AgentResponse, each with the JSON pointer of the offending value.
 func (x *AgentResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAgentResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAgentResponse)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseResult, each with the JSON pointer of the offending value.
 func (x *AgentResponseResult) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentResponseResult)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentResponseResult)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseError, each with the JSON pointer of the offending value.
 func (x *AgentResponseError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentResponseError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentResponseError)
 }
 
 // Validate reports every way x breaks the schema of AgentResponseErrorID, each with the JSON pointer of the offending value.
@@ -965,205 +863,147 @@ func (x *AgentResponseErrorID) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of InitializeResponse, each with the JSON pointer of the offending value.
 func (x *InitializeResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectInitializeResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectInitializeResponse)
 }
 
 // Validate reports every way x breaks the schema of ProtocolVersion, each with the JSON pointer of the offending value.
 func (x *ProtocolVersion) Validate() error {
-	var v wire.Validator
-	scalarProtocolVersion.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarProtocolVersion)
 }
 
 // Validate reports every way x breaks the schema of Implementation, each with the JSON pointer of the offending value.
 func (x *Implementation) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectImplementation)
-	return v.Err()
+	return wire.ValidateErr(x, &objectImplementation)
 }
 
 // Validate reports every way x breaks the schema of AgentCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPromptCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPromptCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptImageCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptImageCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPromptImageCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPromptImageCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptAudioCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptAudioCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPromptAudioCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPromptAudioCapabilities)
 }
 
 // Validate reports every way x breaks the schema of PromptEmbeddedContextCapabilities, each with the JSON pointer of the offending value.
 func (x *PromptEmbeddedContextCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectPromptEmbeddedContextCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectPromptEmbeddedContextCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPStdioCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPStdioCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPStdioCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPStdioCapabilities)
 }
 
 // Validate reports every way x breaks the schema of MCPHTTPCapabilities, each with the JSON pointer of the offending value.
 func (x *MCPHTTPCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPHTTPCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPHTTPCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionDeleteCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionDeleteCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionDeleteCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionDeleteCapabilities)
 }
 
 // Validate reports every way x breaks the schema of SessionAdditionalDirectoriesCapabilities, each with the JSON pointer of the offending value.
 func (x *SessionAdditionalDirectoriesCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionAdditionalDirectoriesCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionAdditionalDirectoriesCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AgentAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *AgentAuthCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentAuthCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of AuthMethod, each with the JSON pointer of the offending value.
 func (x *AuthMethod) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAuthMethod)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAuthMethod)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodOther, each with the JSON pointer of the offending value.
 func (x *AuthMethodOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthMethodOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthMethodOther)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodID, each with the JSON pointer of the offending value.
 func (x *AuthMethodID) Validate() error {
-	var v wire.Validator
-	scalarAuthMethodID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarAuthMethodID)
 }
 
 // Validate reports every way x breaks the schema of EnvVariable, each with the JSON pointer of the offending value.
 func (x *EnvVariable) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectEnvVariable)
-	return v.Err()
+	return wire.ValidateErr(x, &objectEnvVariable)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodTerminal, each with the JSON pointer of the offending value.
 func (x *AuthMethodTerminal) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthMethodTerminal)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthMethodTerminal)
 }
 
 // Validate reports every way x breaks the schema of AuthMethodAgent, each with the JSON pointer of the offending value.
 func (x *AuthMethodAgent) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAuthMethodAgent)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAuthMethodAgent)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthResponse, each with the JSON pointer of the offending value.
 func (x *LoginAuthResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLoginAuthResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLoginAuthResponse)
 }
 
 // Validate reports every way x breaks the schema of LogoutAuthResponse, each with the JSON pointer of the offending value.
 func (x *LogoutAuthResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLogoutAuthResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLogoutAuthResponse)
 }
 
 // Validate reports every way x breaks the schema of NewSessionResponse, each with the JSON pointer of the offending value.
 func (x *NewSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNewSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNewSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigOption)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionTypeOther, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionTypeOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigOptionTypeOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigOptionTypeOther)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigID, each with the JSON pointer of the offending value.
 func (x *SessionConfigID) Validate() error {
-	var v wire.Validator
-	scalarSessionConfigID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionConfigID)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigOptionCategory, each with the JSON pointer of the offending value.
 func (x *SessionConfigOptionCategory) Validate() error {
-	var v wire.Validator
-	enumSessionConfigOptionCategory.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumSessionConfigOptionCategory)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigValueID, each with the JSON pointer of the offending value.
 func (x *SessionConfigValueID) Validate() error {
-	var v wire.Validator
-	scalarSessionConfigValueID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionConfigValueID)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOptions, each with the JSON pointer of the offending value.
@@ -1205,142 +1045,102 @@ func (x *SessionConfigSelectOptions) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of SessionConfigSelectOption, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectOption) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigSelectOption)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigSelectOption)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelectGroup, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelectGroup) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigSelectGroup)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigSelectGroup)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigGroupID, each with the JSON pointer of the offending value.
 func (x *SessionConfigGroupID) Validate() error {
-	var v wire.Validator
-	scalarSessionConfigGroupID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionConfigGroupID)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigSelect, each with the JSON pointer of the offending value.
 func (x *SessionConfigSelect) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigSelect)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigSelect)
 }
 
 // Validate reports every way x breaks the schema of SessionConfigBoolean, each with the JSON pointer of the offending value.
 func (x *SessionConfigBoolean) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionConfigBoolean)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionConfigBoolean)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommand, each with the JSON pointer of the offending value.
 func (x *AvailableCommand) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAvailableCommand)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAvailableCommand)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAvailableCommandOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAvailableCommandOther)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInput, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInput) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionAvailableCommandInput)
-	return v.Err()
+	return wire.ValidateErr(x, &unionAvailableCommandInput)
 }
 
 // Validate reports every way x breaks the schema of AvailableCommandInputOther, each with the JSON pointer of the offending value.
 func (x *AvailableCommandInputOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAvailableCommandInputOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAvailableCommandInputOther)
 }
 
 // Validate reports every way x breaks the schema of TextCommandInput, each with the JSON pointer of the offending value.
 func (x *TextCommandInput) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTextCommandInput)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTextCommandInput)
 }
 
 // Validate reports every way x breaks the schema of Command, each with the JSON pointer of the offending value.
 func (x *Command) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCommand)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCommand)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsResponse, each with the JSON pointer of the offending value.
 func (x *ListSessionsResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectListSessionsResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectListSessionsResponse)
 }
 
 // Validate reports every way x breaks the schema of SessionInfo, each with the JSON pointer of the offending value.
 func (x *SessionInfo) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionInfo)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionInfo)
 }
 
 // Validate reports every way x breaks the schema of SessionListCursor, each with the JSON pointer of the offending value.
 func (x *SessionListCursor) Validate() error {
-	var v wire.Validator
-	scalarSessionListCursor.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarSessionListCursor)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionResponse, each with the JSON pointer of the offending value.
 func (x *DeleteSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDeleteSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDeleteSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionResponse, each with the JSON pointer of the offending value.
 func (x *ResumeSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectResumeSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectResumeSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionResponse, each with the JSON pointer of the offending value.
 func (x *CloseSessionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCloseSessionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCloseSessionResponse)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallResponse, each with the JSON pointer of the offending value.
 func (x *CancelToolCallResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelToolCallResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelToolCallResponse)
 }
 
 // Validate reports every way x breaks the schema of CancelTerminalResponse, each with the JSON pointer of the offending value.
 func (x *CancelTerminalResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelTerminalResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelTerminalResponse)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionResponse, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionResponse)
 }
 
 // Validate reports every way x breaks the schema of PromptResponse, each with the JSON pointer of the offending value.
@@ -1364,9 +1164,7 @@ func (x *PromptResponse) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of MessageID, each with the JSON pointer of the offending value.
 func (x *MessageID) Validate() error {
-	var v wire.Validator
-	scalarMessageID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarMessageID)
 }
 
 // Validate reports every way x breaks the schema of ExtResponse, each with the JSON pointer of the offending value.
@@ -1385,9 +1183,7 @@ func (x *ExtResponse) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of Error, each with the JSON pointer of the offending value.
 func (x *Error) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectError)
 }
 
 // Validate reports every way x breaks the schema of ErrorCode, each with the JSON pointer of the offending value.
@@ -1431,23 +1227,17 @@ func (x *ErrorData) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of UnsupportedProtocolVersionErrorData, each with the JSON pointer of the offending value.
 func (x *UnsupportedProtocolVersionErrorData) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUnsupportedProtocolVersionErrorData)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUnsupportedProtocolVersionErrorData)
 }
 
 // Validate reports every way x breaks the schema of SessionNotFoundErrorData, each with the JSON pointer of the offending value.
 func (x *SessionNotFoundErrorData) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionNotFoundErrorData)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionNotFoundErrorData)
 }
 
 // Validate reports every way x breaks the schema of AgentNotification, each with the JSON pointer of the offending value.
 func (x *AgentNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentNotification)
 }
 
 // Validate reports every way x breaks the schema of UpdateSessionNotification, each with the JSON pointer of the offending value.
@@ -1573,9 +1363,7 @@ func (x *SessionUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of SessionUpdateOther, each with the JSON pointer of the offending value.
 func (x *SessionUpdateOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionUpdateOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionUpdateOther)
 }
 
 // Validate reports every way x breaks the schema of ContentChunk, each with the JSON pointer of the offending value.
@@ -1602,65 +1390,47 @@ func (x *ContentChunk) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of UserMessage, each with the JSON pointer of the offending value.
 func (x *UserMessage) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUserMessage)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUserMessage)
 }
 
 // Validate reports every way x breaks the schema of AgentMessage, each with the JSON pointer of the offending value.
 func (x *AgentMessage) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentMessage)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentMessage)
 }
 
 // Validate reports every way x breaks the schema of AgentThought, each with the JSON pointer of the offending value.
 func (x *AgentThought) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAgentThought)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAgentThought)
 }
 
 // Validate reports every way x breaks the schema of BackgroundWork, each with the JSON pointer of the offending value.
 func (x *BackgroundWork) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionBackgroundWork)
-	return v.Err()
+	return wire.ValidateErr(x, &unionBackgroundWork)
 }
 
 // Validate reports every way x breaks the schema of BackgroundWorkOther, each with the JSON pointer of the offending value.
 func (x *BackgroundWorkOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectBackgroundWorkOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectBackgroundWorkOther)
 }
 
 // Validate reports every way x breaks the schema of BackgroundTerminal, each with the JSON pointer of the offending value.
 func (x *BackgroundTerminal) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectBackgroundTerminal)
-	return v.Err()
+	return wire.ValidateErr(x, &objectBackgroundTerminal)
 }
 
 // Validate reports every way x breaks the schema of BackgroundToolCall, each with the JSON pointer of the offending value.
 func (x *BackgroundToolCall) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectBackgroundToolCall)
-	return v.Err()
+	return wire.ValidateErr(x, &objectBackgroundToolCall)
 }
 
 // Validate reports every way x breaks the schema of RunningStateUpdate, each with the JSON pointer of the offending value.
 func (x *RunningStateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRunningStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRunningStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of ErrorStopReason, each with the JSON pointer of the offending value.
 func (x *ErrorStopReason) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectErrorStopReason)
-	return v.Err()
+	return wire.ValidateErr(x, &objectErrorStopReason)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdate, each with the JSON pointer of the offending value.
@@ -1738,58 +1508,42 @@ func (x *IdleStateUpdateStopReason) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonEndTurn, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonEndTurn) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonEndTurn)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonEndTurn)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTokens, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTokens) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTokens)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonMaxTokens)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonMaxTurnRequests, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonMaxTurnRequests) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonMaxTurnRequests)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonRefusal, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonRefusal) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonRefusal)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonRefusal)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonCancelled, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonCancelled) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonCancelled)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonCancelled)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonOther, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonOther)
 }
 
 // Validate reports every way x breaks the schema of IdleStateUpdateStopReasonNone, each with the JSON pointer of the offending value.
 func (x *IdleStateUpdateStopReasonNone) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectIdleStateUpdateStopReasonNone)
-	return v.Err()
+	return wire.ValidateErr(x, &objectIdleStateUpdateStopReasonNone)
 }
 
 // Validate reports every way x breaks the schema of RequiresActionStateUpdate, each with the JSON pointer of the offending value.
 func (x *RequiresActionStateUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequiresActionStateUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequiresActionStateUpdate)
 }
 
 // Validate reports every way x breaks the schema of StateUpdate, each with the JSON pointer of the offending value.
@@ -1829,9 +1583,7 @@ func (x *StateUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of StateUpdateOther, each with the JSON pointer of the offending value.
 func (x *StateUpdateOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectStateUpdateOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectStateUpdateOther)
 }
 
 // Validate reports every way x breaks the schema of ToolCallContentChunk, each with the JSON pointer of the offending value.
@@ -1858,44 +1610,32 @@ func (x *ToolCallContentChunk) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of TerminalOutput, each with the JSON pointer of the offending value.
 func (x *TerminalOutput) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalOutput)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalOutput)
 }
 
 // Validate reports every way x breaks the schema of TerminalExitStatus, each with the JSON pointer of the offending value.
 func (x *TerminalExitStatus) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalExitStatus)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalExitStatus)
 }
 
 // Validate reports every way x breaks the schema of TerminalSize, each with the JSON pointer of the offending value.
 func (x *TerminalSize) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalSize)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalSize)
 }
 
 // Validate reports every way x breaks the schema of TerminalCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalCancelCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalCancelCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalCancelCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalCancelCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalUpdate, each with the JSON pointer of the offending value.
 func (x *TerminalUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalUpdate)
 }
 
 // Validate reports every way x breaks the schema of TerminalOutputChunk, each with the JSON pointer of the offending value.
@@ -1960,9 +1700,7 @@ func (x *PlanUpdateContentOther) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of PlanID, each with the JSON pointer of the offending value.
 func (x *PlanID) Validate() error {
-	var v wire.Validator
-	scalarPlanID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarPlanID)
 }
 
 // Validate reports every way x breaks the schema of PlanEntry, each with the JSON pointer of the offending value.
@@ -1986,16 +1724,12 @@ func (x *PlanEntry) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of PlanEntryPriority, each with the JSON pointer of the offending value.
 func (x *PlanEntryPriority) Validate() error {
-	var v wire.Validator
-	enumPlanEntryPriority.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumPlanEntryPriority)
 }
 
 // Validate reports every way x breaks the schema of PlanEntryStatus, each with the JSON pointer of the offending value.
 func (x *PlanEntryStatus) Validate() error {
-	var v wire.Validator
-	enumPlanEntryStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumPlanEntryStatus)
 }
 
 // Validate reports every way x breaks the schema of PlanItems, each with the JSON pointer of the offending value.
@@ -2048,86 +1782,62 @@ func (x *PlanUpdate) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of AvailableCommandsUpdate, each with the JSON pointer of the offending value.
 func (x *AvailableCommandsUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectAvailableCommandsUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectAvailableCommandsUpdate)
 }
 
 // Validate reports every way x breaks the schema of ConfigOptionUpdate, each with the JSON pointer of the offending value.
 func (x *ConfigOptionUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectConfigOptionUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectConfigOptionUpdate)
 }
 
 // Validate reports every way x breaks the schema of SessionInfoUpdate, each with the JSON pointer of the offending value.
 func (x *SessionInfoUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSessionInfoUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSessionInfoUpdate)
 }
 
 // Validate reports every way x breaks the schema of Cost, each with the JSON pointer of the offending value.
 func (x *Cost) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCost)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCost)
 }
 
 // Validate reports every way x breaks the schema of UsageUpdate, each with the JSON pointer of the offending value.
 func (x *UsageUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectUsageUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectUsageUpdate)
 }
 
 // Validate reports every way x breaks the schema of NoticeSeverity, each with the JSON pointer of the offending value.
 func (x *NoticeSeverity) Validate() error {
-	var v wire.Validator
-	enumNoticeSeverity.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumNoticeSeverity)
 }
 
 // Validate reports every way x breaks the schema of Notice, each with the JSON pointer of the offending value.
 func (x *Notice) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectNotice)
-	return v.Err()
+	return wire.ValidateErr(x, &objectNotice)
 }
 
 // Validate reports every way x breaks the schema of CompactionID, each with the JSON pointer of the offending value.
 func (x *CompactionID) Validate() error {
-	var v wire.Validator
-	scalarCompactionID.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &scalarCompactionID)
 }
 
 // Validate reports every way x breaks the schema of CompactionStatus, each with the JSON pointer of the offending value.
 func (x *CompactionStatus) Validate() error {
-	var v wire.Validator
-	enumCompactionStatus.ValidateValue(&v, x)
-	return v.Err()
+	return wire.ValidateErr(x, &enumCompactionStatus)
 }
 
 // Validate reports every way x breaks the schema of CompactionUpdate, each with the JSON pointer of the offending value.
 func (x *CompactionUpdate) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompactionUpdate)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompactionUpdate)
 }
 
 // Validate reports every way x breaks the schema of CompactionSummaryChunk, each with the JSON pointer of the offending value.
 func (x *CompactionSummaryChunk) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompactionSummaryChunk)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompactionSummaryChunk)
 }
 
 // Validate reports every way x breaks the schema of CompleteElicitationNotification, each with the JSON pointer of the offending value.
 func (x *CompleteElicitationNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCompleteElicitationNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCompleteElicitationNotification)
 }
 
 // Validate reports every way x breaks the schema of ExtNotification, each with the JSON pointer of the offending value.
@@ -2146,72 +1856,52 @@ func (x *ExtNotification) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ClientRequest, each with the JSON pointer of the offending value.
 func (x *ClientRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientRequest)
 }
 
 // Validate reports every way x breaks the schema of InitializeRequest, each with the JSON pointer of the offending value.
 func (x *InitializeRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectInitializeRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectInitializeRequest)
 }
 
 // Validate reports every way x breaks the schema of ClientCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ClientAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *ClientAuthCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientAuthCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TerminalAuthCapabilities, each with the JSON pointer of the offending value.
 func (x *TerminalAuthCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTerminalAuthCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTerminalAuthCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationFormCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationFormCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationFormCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationFormCapabilities)
 }
 
 // Validate reports every way x breaks the schema of ElicitationURLCapabilities, each with the JSON pointer of the offending value.
 func (x *ElicitationURLCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationURLCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationURLCapabilities)
 }
 
 // Validate reports every way x breaks the schema of LoginAuthRequest, each with the JSON pointer of the offending value.
 func (x *LoginAuthRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLoginAuthRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLoginAuthRequest)
 }
 
 // Validate reports every way x breaks the schema of LogoutAuthRequest, each with the JSON pointer of the offending value.
 func (x *LogoutAuthRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectLogoutAuthRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectLogoutAuthRequest)
 }
 
 // Validate reports every way x breaks the schema of NewSessionRequest, each with the JSON pointer of the offending value.
@@ -2244,128 +1934,92 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of MCPServer, each with the JSON pointer of the offending value.
 func (x *MCPServer) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionMCPServer)
-	return v.Err()
+	return wire.ValidateErr(x, &unionMCPServer)
 }
 
 // Validate reports every way x breaks the schema of MCPServerOther, each with the JSON pointer of the offending value.
 func (x *MCPServerOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPServerOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPServerOther)
 }
 
 // Validate reports every way x breaks the schema of HTTPHeader, each with the JSON pointer of the offending value.
 func (x *HTTPHeader) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectHTTPHeader)
-	return v.Err()
+	return wire.ValidateErr(x, &objectHTTPHeader)
 }
 
 // Validate reports every way x breaks the schema of MCPServerHTTP, each with the JSON pointer of the offending value.
 func (x *MCPServerHTTP) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPServerHTTP)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPServerHTTP)
 }
 
 // Validate reports every way x breaks the schema of MCPServerStdio, each with the JSON pointer of the offending value.
 func (x *MCPServerStdio) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectMCPServerStdio)
-	return v.Err()
+	return wire.ValidateErr(x, &objectMCPServerStdio)
 }
 
 // Validate reports every way x breaks the schema of ListSessionsRequest, each with the JSON pointer of the offending value.
 func (x *ListSessionsRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectListSessionsRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectListSessionsRequest)
 }
 
 // Validate reports every way x breaks the schema of DeleteSessionRequest, each with the JSON pointer of the offending value.
 func (x *DeleteSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectDeleteSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectDeleteSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ResumeSessionRequest, each with the JSON pointer of the offending value.
 func (x *ResumeSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectResumeSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectResumeSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of ReplayFrom, each with the JSON pointer of the offending value.
 func (x *ReplayFrom) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionReplayFrom)
-	return v.Err()
+	return wire.ValidateErr(x, &unionReplayFrom)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromOther, each with the JSON pointer of the offending value.
 func (x *ReplayFromOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectReplayFromOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectReplayFromOther)
 }
 
 // Validate reports every way x breaks the schema of ReplayFromStart, each with the JSON pointer of the offending value.
 func (x *ReplayFromStart) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectReplayFromStart)
-	return v.Err()
+	return wire.ValidateErr(x, &objectReplayFromStart)
 }
 
 // Validate reports every way x breaks the schema of CloseSessionRequest, each with the JSON pointer of the offending value.
 func (x *CloseSessionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCloseSessionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCloseSessionRequest)
 }
 
 // Validate reports every way x breaks the schema of CancelToolCallRequest, each with the JSON pointer of the offending value.
 func (x *CancelToolCallRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelToolCallRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelToolCallRequest)
 }
 
 // Validate reports every way x breaks the schema of CancelTerminalRequest, each with the JSON pointer of the offending value.
 func (x *CancelTerminalRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelTerminalRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelTerminalRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequest, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequest) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequest)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequest)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeID, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeID) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeID)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequestTypeID)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeBoolean, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeBoolean) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeBoolean)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequestTypeBoolean)
 }
 
 // Validate reports every way x breaks the schema of SetSessionConfigOptionRequestTypeOther, each with the JSON pointer of the offending value.
 func (x *SetSessionConfigOptionRequestTypeOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSetSessionConfigOptionRequestTypeOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSetSessionConfigOptionRequestTypeOther)
 }
 
 // Validate reports every way x breaks the schema of PromptRequest, each with the JSON pointer of the offending value.
@@ -2399,23 +2053,17 @@ func (x *PromptRequest) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ClientResponse, each with the JSON pointer of the offending value.
 func (x *ClientResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionClientResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &unionClientResponse)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseResult, each with the JSON pointer of the offending value.
 func (x *ClientResponseResult) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientResponseResult)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientResponseResult)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseError, each with the JSON pointer of the offending value.
 func (x *ClientResponseError) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientResponseError)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientResponseError)
 }
 
 // Validate reports every way x breaks the schema of ClientResponseErrorID, each with the JSON pointer of the offending value.
@@ -2444,65 +2092,47 @@ func (x *ClientResponseErrorID) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of RequestPermissionResponse, each with the JSON pointer of the offending value.
 func (x *RequestPermissionResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionResponse)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcome) Validate() error {
-	var v wire.Validator
-	wire.ValidateUnion(&v, x, &unionRequestPermissionOutcome)
-	return v.Err()
+	return wire.ValidateErr(x, &unionRequestPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of RequestPermissionOutcomeOther, each with the JSON pointer of the offending value.
 func (x *RequestPermissionOutcomeOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectRequestPermissionOutcomeOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectRequestPermissionOutcomeOther)
 }
 
 // Validate reports every way x breaks the schema of CancelledPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *CancelledPermissionOutcome) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelledPermissionOutcome)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelledPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of SelectedPermissionOutcome, each with the JSON pointer of the offending value.
 func (x *SelectedPermissionOutcome) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectSelectedPermissionOutcome)
-	return v.Err()
+	return wire.ValidateErr(x, &objectSelectedPermissionOutcome)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponse, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponse) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponse)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponse)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionDecline, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionDecline) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionDecline)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponseActionDecline)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionCancel, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionCancel) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionCancel)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponseActionCancel)
 }
 
 // Validate reports every way x breaks the schema of CreateElicitationResponseActionOther, each with the JSON pointer of the offending value.
 func (x *CreateElicitationResponseActionOther) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCreateElicitationResponseActionOther)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCreateElicitationResponseActionOther)
 }
 
 // Validate reports every way x breaks the schema of ElicitationContentValue, each with the JSON pointer of the offending value.
@@ -2546,44 +2176,32 @@ func (x *ElicitationContentValue) ValidateWith(v *wire.Validator) {
 
 // Validate reports every way x breaks the schema of ElicitationAcceptAction, each with the JSON pointer of the offending value.
 func (x *ElicitationAcceptAction) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectElicitationAcceptAction)
-	return v.Err()
+	return wire.ValidateErr(x, &objectElicitationAcceptAction)
 }
 
 // Validate reports every way x breaks the schema of ClientNotification, each with the JSON pointer of the offending value.
 func (x *ClientNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectClientNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectClientNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelSessionNotification, each with the JSON pointer of the offending value.
 func (x *CancelSessionNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelSessionNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelSessionNotification)
 }
 
 // Validate reports every way x breaks the schema of CancelRequestNotification, each with the JSON pointer of the offending value.
 func (x *CancelRequestNotification) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectCancelRequestNotification)
-	return v.Err()
+	return wire.ValidateErr(x, &objectCancelRequestNotification)
 }
 
 // Validate reports every way x breaks the schema of TransportResumableCapabilities, each with the JSON pointer of the offending value.
 func (x *TransportResumableCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTransportResumableCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTransportResumableCapabilities)
 }
 
 // Validate reports every way x breaks the schema of TransportCapabilities, each with the JSON pointer of the offending value.
 func (x *TransportCapabilities) Validate() error {
-	var v wire.Validator
-	wire.ValidateTable(&v, x, &objectTransportCapabilities)
-	return v.Err()
+	return wire.ValidateErr(x, &objectTransportCapabilities)
 }
 
 var stringRule0 = wire.StringRule{Format: &wire.FormatURI}

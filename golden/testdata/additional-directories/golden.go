@@ -28,7 +28,7 @@ func (v *NewSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, error
 		//		v.AdditionalDirectories = nil
 		//		return wire.Optional, nil
 		//	}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceString.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		// ... 2 unchanged statements
 	case "_meta":

@@ -15,7 +15,7 @@ package runtimecontext
 // ==== codec.go ====
 //
 // added: objectSessionRuntimeContextCapabilities, objectRuntimeContextItem,
-//     decodeRuntimeContextItem, appendRuntimeContextItem
+//     listSliceRuntimeContextItem
 // added, not shown: the same as another type's, with the type's name replaced:
 //   MarshalJSON of SessionRuntimeContextCapabilities,
 //     RuntimeContextItem (as ClientCapabilities.MarshalJSON)
@@ -44,7 +44,7 @@ func (v *PromptRequest) decodeField(d *wire.Decoder, key []byte) (int, error) {
 	switch string(key) {
 	// ... 3 unchanged cases
 	case "runtimeContext":
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.RuntimeContext, false, decodeRuntimeContextItem), "runtimeContext")
+		return wire.Optional, wire.AtKey(listSliceRuntimeContextItem.DecodeValue(d, &v.RuntimeContext), "runtimeContext")
 	}
 	return wire.NotMember, nil
 }
@@ -54,7 +54,7 @@ func (v *PromptRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	// ... 5 unchanged statements
 	if v.RuntimeContext != nil {
 		b = wire.Key(b, &comma, "\"runtimeContext\":")
-		b = wire.AppendSlice(b, v.RuntimeContext, appendRuntimeContextItem)
+		b = listSliceRuntimeContextItem.AppendValue(b, &v.RuntimeContext)
 	}
 	return v.Unknown.AppendMembers(b, comma)
 }
@@ -100,12 +100,15 @@ var tables = wire.Index{Entries: []wire.Indexed{
 	{Type: (*RuntimeContextItem)(nil), Table: &objectRuntimeContextItem},
 }}
 
-func decodeRuntimeContextItem(p *RuntimeContextItem, d *wire.Decoder) error {
-	return objectRuntimeContextItem.DecodeValue(d, p)
-}
-
-func appendRuntimeContextItem(p *RuntimeContextItem, b []byte) []byte {
-	return objectRuntimeContextItem.AppendValue(b, p)
+var listSliceRuntimeContextItem = wire.List{
+	Type: (*[]RuntimeContextItem)(nil),
+	Value: &wire.Value{
+		Elem: &wire.Value{
+			Object: &objectRuntimeContextItem,
+			Shape:  wire.ShapeObject,
+		},
+		Shape: wire.ShapeSlice,
+	},
 }
 
 // ==== defs_test.go ====

@@ -93,13 +93,13 @@ func (v *LoadSessionRequest) decodeField(d *wire.Decoder, key []byte) (int, erro
 			v.AdditionalDirectories = nil
 			return wire.Optional, nil
 		}
-		return wire.Optional, wire.AtKey(wire.DecodeSlice(d, &v.AdditionalDirectories, false, wire.DecodeString), "additionalDirectories")
+		return wire.Optional, wire.AtKey(listSliceString.DecodeValue(d, &v.AdditionalDirectories), "additionalDirectories")
 	case "mcpServers":
 		if d.Lenient() && d.TryNull() {
 			v.MCPServers = nil
 			return 2, nil
 		}
-		return 2, wire.AtKey(wire.DecodeSlice(d, &v.MCPServers, false, (*MCPServerStdio).DecodeJSON), "mcpServers")
+		return 2, wire.AtKey(listSliceMCPServerStdio.DecodeValue(d, &v.MCPServers), "mcpServers")
 	case "_meta":
 		return wire.Optional, wire.DecodeRawMapMember(d, &v.Meta, "_meta")
 	}
@@ -114,10 +114,10 @@ func (v *LoadSessionRequest) appendFields(b []byte, comma bool) ([]byte, bool) {
 	b = wire.AppendString(b, v.Cwd)
 	if v.AdditionalDirectories != nil {
 		b = wire.Key(b, &comma, "\"additionalDirectories\":")
-		b = wire.AppendSlice(b, v.AdditionalDirectories, wire.EncodeString)
+		b = listSliceString.AppendValue(b, &v.AdditionalDirectories)
 	}
 	b = wire.Key(b, &comma, "\"mcpServers\":")
-	b = wire.AppendSlice(b, v.MCPServers, (*MCPServerStdio).AppendJSON)
+	b = listSliceMCPServerStdio.AppendValue(b, &v.MCPServers)
 	if v.Meta != nil {
 		b = wire.Key(b, &comma, "\"_meta\":")
 		b = wire.AppendRawMap(b, v.Meta)
@@ -134,6 +134,8 @@ func (v LoadSessionRequest) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *LoadSessionRequest) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -180,6 +182,8 @@ func (v CancelNotification) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes data leniently, as the official SDKs accept it.
+//
+//go:noinline
 func (v *CancelNotification) UnmarshalJSON(data []byte) error {
 	return wire.Decode(data, v, wire.Lenient)
 }
@@ -596,8 +600,6 @@ func (x *NewSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of LoadSessionRequest, each with the JSON pointer of the offending value.
 func (x *LoadSessionRequest) Validate() error {
 	var v wire.Validator
-	// removed:
-	//	wire.ValidateTable(&v, x, &objectLoadSessionRequest)
 	x.ValidateWith(&v)
 	return v.Err()
 }
@@ -624,8 +626,6 @@ func (x *LoadSessionRequest) ValidateWith(v *wire.Validator) {
 // Validate reports every way x breaks the schema of CancelNotification, each with the JSON pointer of the offending value.
 func (x *CancelNotification) Validate() error {
 	var v wire.Validator
-	// removed:
-	//	wire.ValidateTable(&v, x, &objectCancelNotification)
 	x.ValidateWith(&v)
 	return v.Err()
 }
