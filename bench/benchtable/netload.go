@@ -42,6 +42,7 @@ func parseNetload(name string, data []byte) ([]netRun, error) {
 		switch {
 		case strings.HasPrefix(t, "netload: "):
 			runs = append(runs, netRun{sets: map[string]map[string]map[string]float64{}})
+			set = ""
 		case strings.HasPrefix(t, "#") || t == "" || strings.HasPrefix(t, "load average"):
 		case len(runs) == 0:
 			return nil, fmt.Errorf("%s: %q before the first netload: line", name, t)

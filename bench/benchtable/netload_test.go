@@ -55,3 +55,12 @@ func lineWith(t *testing.T, s, sub string) string {
 	t.Fatalf("no line with %q in:\n%s", sub, s)
 	return ""
 }
+
+// A line outside a setting's section (a stray log line starting a new run)
+// is an error naming the file, not a panic.
+func TestNetStrayLineRefused(t *testing.T) {
+	stray := strings.Replace(netRunText, "flood median", "netload: server pid 1\nflood median", 1)
+	if _, err := parseNetload("x.txt", []byte(stray)); err == nil || !strings.Contains(err.Error(), "x.txt: unexpected line") {
+		t.Errorf("err = %v", err)
+	}
+}
