@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpgen/acpgen/runtime/jsonrpc"
 	"github.com/acpgen/acpgen/runtime/wire"
 )
 
@@ -64,6 +63,8 @@ type entry struct {
 	n   uint64
 	msg []byte
 	at  time.Time
+	// borrowed: msg is a buffer the sender reuses once retain returns.
+	borrowed bool
 }
 
 func newStreamTag() string {
@@ -158,22 +159,45 @@ func (b *outbox) retain(s *Server, owner string, es []entry) {
 	if len(b.kept) == 0 || from > last {
 		return
 	}
-	msgs := make([][]byte, 0, last-from+1)
-	for _, e := range es {
-		if e.n >= from {
-			msgs = append(msgs, e.msg)
-		}
-	}
 	if b.log == nil {
 		b.log = s.o.Retention.Open(owner, b.tag)
+		_, b.logCopies = b.log.(copyingLog)
 	}
-	if b.log.Append(from, msgs) != nil {
+	var msgs [][]byte
+	if b.logCopies {
+		msgs = b.msgs[:0]
+	} else {
+		msgs = make([][]byte, 0, last-from+1)
+	}
+	for _, e := range es {
+		if e.n < from {
+			continue
+		}
+		m := e.msg
+		if e.borrowed && !b.logCopies {
+			m = bytes.Clone(m)
+		}
+		msgs = append(msgs, m)
+	}
+	err := b.log.Append(from, msgs)
+	if b.logCopies {
+		clear(msgs)
+		b.msgs = msgs[:0]
+	}
+	if err != nil {
 		// Nothing after from-1 is held: keep none of it, and forget
 		// what came before, as a log past its bound would.
 		b.dropMeta(s)
 		b.floor = last
 		b.syncForget()
 	}
+}
+
+// copyingLog is a StreamLog whose Append copies what it keeps: it may be
+// given buffers that are reused once it returns, and the slice of them.
+type copyingLog interface {
+	StreamLog
+	appendCopies()
 }
 
 // evictMeta drops b's oldest retained message from its bounds; syncForget
@@ -352,15 +376,11 @@ type cursorSlot struct {
 
 func findCursorSlot(msg []byte) cursorSlot {
 	none := cursorSlot{off: -1}
-	env, err := jsonrpc.PeekEnvelope(msg)
-	if err != nil || len(env.Params) == 0 || env.Params[0] != '{' {
+	base, end := paramsOf(msg)
+	if base < 0 || msg[base] != '{' {
 		return none
 	}
-	params := []byte(env.Params)
-	base := cap(msg) - cap(params) // params aliases msg
-	if base < 0 || base+len(params) > len(msg) || !bytes.Equal(msg[base:base+len(params)], params) {
-		return none
-	}
+	params := msg[base:end]
 	var d wire.Decoder
 	d.Reset(params, wire.Strict)
 	if d.BeginObject() != nil {
@@ -400,6 +420,39 @@ func findCursorSlot(msg []byte) cursorSlot {
 	}
 }
 
+// paramsOf returns where the value of msg's (last) "params" member starts
+// and ends, or -1 when msg is not a JSON object or has none.
+func paramsOf(msg []byte) (start, end int) {
+	start = -1
+	var d wire.Decoder
+	d.Reset(msg, wire.Strict)
+	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
+		return -1, -1
+	}
+	for {
+		key, more, err := d.NextKey()
+		if err != nil {
+			return -1, -1
+		}
+		if !more {
+			break
+		}
+		isParams := string(key) == "params"
+		d.Peek() // skips white space: Offset is the value's start
+		at := d.Offset()
+		if d.Skip() != nil {
+			return -1, -1
+		}
+		if isParams {
+			start, end = at, d.Offset()
+		}
+	}
+	if d.Finish() != nil {
+		return -1, -1
+	}
+	return start, end
+}
+
 // closesAt reports whether the object whose opening brace ends before i
 // has no members: the next byte past white space is its closing brace.
 func closesAt(b []byte, i int) bool {
@@ -409,27 +462,39 @@ func closesAt(b []byte, i int) bool {
 	return i < len(b) && b[i] == '}'
 }
 
-// withCursor returns msg with cursor inserted at slot.
-func withCursor(msg []byte, slot cursorSlot, cursor string) []byte {
+// withCursor returns a copy of msg with the cursor TAG.n inserted at slot.
+func withCursor(msg []byte, slot cursorSlot, tag string, n uint64) []byte {
+	return appendStamped(make([]byte, 0, stampedCap(msg, tag)), msg, slot, tag, n)
+}
+
+// stampedCap is what msg with a cursor of tag takes at most: the _meta
+// member, the cursor with 20 digits, quotes, braces and comma.
+func stampedCap(msg []byte, tag string) int {
+	return len(msg) + len(`"_meta":{"`+MetaCursor+`":"."},`) + len(tag) + 20
+}
+
+// appendStamped appends msg to dst with the cursor TAG.n inserted at slot.
+// A tag is hex (newStreamTag), so the cursor is a JSON string as it is.
+func appendStamped(dst, msg []byte, slot cursorSlot, tag string, n uint64) []byte {
 	if slot.off < 0 {
-		return append([]byte(nil), msg...)
+		return append(dst, msg...)
 	}
-	var ins []byte
+	dst = append(dst, msg[:slot.off]...)
 	if !slot.meta {
-		ins = append(ins, `"_meta":{`...)
+		dst = append(dst, `"_meta":{`...)
 	}
-	ins = append(ins, `"`+MetaCursor+`":`...)
-	ins = strconv.AppendQuote(ins, cursor)
+	dst = append(dst, `"`+MetaCursor+`":"`...)
+	dst = append(dst, tag...)
+	dst = append(dst, '.')
+	dst = strconv.AppendUint(dst, n, 10)
+	dst = append(dst, '"')
 	if !slot.meta {
-		ins = append(ins, '}')
+		dst = append(dst, '}')
 	}
 	if !slot.empty {
-		ins = append(ins, ',')
+		dst = append(dst, ',')
 	}
-	b := make([]byte, 0, len(msg)+len(ins))
-	b = append(b, msg[:slot.off]...)
-	b = append(b, ins...)
-	return append(b, msg[slot.off:]...)
+	return append(dst, msg[slot.off:]...)
 }
 
 // writeEvent writes one message as an event, its data line first (what

@@ -195,7 +195,7 @@ func BenchmarkRetainedMemory(b *testing.B) {
 		before := ms.HeapAlloc
 		now := time.Now()
 		for i := uint64(1); i <= n; i++ {
-			e := entry{n: i, msg: withCursor(msg, slot, formatCursor(box.tag, i)), at: now}
+			e := entry{n: i, msg: withCursor(msg, slot, box.tag, i), at: now}
 			box.sent = i
 			box.retain(s, "", []entry{e})
 			length = uint64(len(e.msg))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -355,9 +356,24 @@ func TestCursorInMeta(t *testing.T) {
 		{` { "params" : { "s" : "{\"_meta\":1}" } , "method":"m","jsonrpc":"2.0"}`, ` { "params" : {"_meta":{"acp/cursor":"t.1"}, "s" : "{\"_meta\":1}" } , "method":"m","jsonrpc":"2.0"}`},
 	} {
 		msg := []byte(tc.in)
-		if got := string(withCursor(msg, findCursorSlot(msg), "t.1")); got != tc.want {
+		if got := string(withCursor(msg, findCursorSlot(msg), "t", 1)); got != tc.want {
 			t.Errorf("%s\n got %s\nwant %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// stampedCap holds the longest cursor a stream issues, in a _meta member
+// of its own, so that the stamped copy is one allocation.
+func TestStampedCap(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","method":"m","params":{"a":1}}`)
+	tag := newStreamTag()
+	got := withCursor(msg, findCursorSlot(msg), tag, math.MaxUint64)
+	want := `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"` + tag + `.18446744073709551615"},"a":1}}`
+	if string(got) != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	if len(got) != stampedCap(msg, tag) {
+		t.Errorf("stampedCap %d, the longest stamped message %d bytes", stampedCap(msg, tag), len(got))
 	}
 }
 

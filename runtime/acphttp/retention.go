@@ -45,29 +45,67 @@ type MemoryRetention struct{}
 // Open returns an empty log in memory.
 func (MemoryRetention) Open(principal, tag string) StreamLog { return &memLog{} }
 
-// memLog holds messages first .. first+len(msgs)-1.
+// memLog holds messages first .. first+len(spans)-1, copied end to end
+// into chunks: a few allocations without pointers rather than one per
+// message, which the garbage collector neither counts nor scans one by one.
+// A chunk's bytes are never written again once appended, so what After
+// returns stays valid while the log takes more.
 type memLog struct {
-	first uint64
-	msgs  [][]byte
+	first  uint64
+	spans  []span   // where each message is
+	chunks [][]byte // chunks[i] is chunk number base+i
+	base   int
 }
 
+// span is where one message is: chunk number, offset and length.
+type span struct{ chunk, off, n int }
+
+// A log's chunks grow from minChunk, doubling to maxChunk; a larger
+// message has a chunk of its own size.
+const (
+	minChunk = 1 << 10
+	maxChunk = 64 << 10
+)
+
+func (l *memLog) appendCopies() {}
+
 func (l *memLog) Append(first uint64, msgs [][]byte) error {
-	if len(l.msgs) == 0 {
+	if len(l.spans) == 0 {
 		l.first = first
 	}
-	l.msgs = append(l.msgs, msgs...)
+	for _, m := range msgs {
+		last := len(l.chunks) - 1
+		if last < 0 || cap(l.chunks[last])-len(l.chunks[last]) < len(m) {
+			size := minChunk
+			if last >= 0 {
+				size = min(2*cap(l.chunks[last]), maxChunk)
+			}
+			l.chunks = append(l.chunks, make([]byte, 0, max(size, len(m))))
+			last++
+		}
+		c := l.chunks[last]
+		l.spans = append(l.spans, span{chunk: l.base + last, off: len(c), n: len(m)})
+		l.chunks[last] = append(c, m...)
+	}
 	return nil
 }
 
 func (l *memLog) Forget(through uint64) error {
-	for len(l.msgs) > 0 && l.first <= through {
-		l.msgs[0] = nil
-		l.msgs = l.msgs[1:]
-		l.first++
+	if len(l.spans) == 0 || through < l.first {
+		return nil
 	}
-	if len(l.msgs) == 0 {
-		l.msgs = nil
+	k := min(through-l.first+1, uint64(len(l.spans)))
+	l.spans = l.spans[k:]
+	l.first += k
+	if len(l.spans) == 0 {
+		l.Close()
+		return nil
 	}
+	// Drop the chunks before the oldest message kept.
+	drop := l.spans[0].chunk - l.base
+	clear(l.chunks[:drop])
+	l.chunks = l.chunks[drop:]
+	l.base += drop
 	return nil
 }
 
@@ -75,13 +113,18 @@ func (l *memLog) After(n, last uint64) ([][]byte, error) {
 	if n >= last {
 		return nil, nil
 	}
-	if len(l.msgs) == 0 || n+1 < l.first || last >= l.first+uint64(len(l.msgs)) {
+	if len(l.spans) == 0 || n+1 < l.first || last >= l.first+uint64(len(l.spans)) {
 		return nil, errNotRetained
 	}
-	return append([][]byte(nil), l.msgs[n+1-l.first:last+1-l.first]...), nil
+	out := make([][]byte, 0, last-n)
+	for _, sp := range l.spans[n+1-l.first : last+1-l.first] {
+		c := l.chunks[sp.chunk-l.base]
+		out = append(out, c[sp.off:sp.off+sp.n:sp.off+sp.n])
+	}
+	return out, nil
 }
 
 func (l *memLog) Close() error {
-	l.msgs = nil
+	l.spans, l.chunks, l.base = nil, nil, 0
 	return nil
 }

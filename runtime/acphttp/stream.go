@@ -69,14 +69,16 @@ type outbox struct {
 	wake   chan struct{} // cap 1: something changed for the receiver
 	probe  chan struct{} // cap 1: a resume found the stream in use
 
-	tag      string    // the stream's part of its cursors
-	next     uint64    // the last cursor number given to a message
-	sent     uint64    // the last cursor number taken by a receiver
-	floor    uint64    // the last cursor number no longer retained
-	kept     []kept    // the retained messages floor+1 .. sent, as the bounds count them
-	log      StreamLog // the retained messages themselves; nil until the first is kept
-	forgot   uint64    // what log has been told to forget through
-	logBytes int64     // what kept holds of Options.MaxRetained
+	tag       string    // the stream's part of its cursors
+	next      uint64    // the last cursor number given to a message
+	sent      uint64    // the last cursor number taken by a receiver
+	floor     uint64    // the last cursor number no longer retained
+	kept      []kept    // the retained messages floor+1 .. sent, as the bounds count them
+	log       StreamLog // the retained messages themselves; nil until the first is kept
+	logCopies bool      // log is a copyingLog
+	msgs      [][]byte  // what retain gives a copyingLog, reused
+	forgot    uint64    // what log has been told to forget through
+	logBytes  int64     // what kept holds of Options.MaxRetained
 }
 
 func newOutbox() *outbox {
@@ -164,7 +166,7 @@ func (c *streamConn) write(msg []byte) error {
 		return errTooManySessions
 	}
 	box.next++
-	e := entry{n: box.next, msg: withCursor(msg, slot, formatCursor(box.tag, box.next))}
+	e := entry{n: box.next, msg: withCursor(msg, slot, box.tag, box.next)}
 	box.q = append(box.q, e)
 	if c.charged == 0 {
 		c.since = time.Now()

@@ -1,6 +1,7 @@
 package acphttp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -63,7 +64,8 @@ type wsConn struct {
 	goingAway atomic.Bool
 	first     []byte // the initialize the gate read, for the agent's reader
 
-	wmu sync.Mutex // held while a message is sent, and while a resume swaps the socket in
+	wmu   sync.Mutex // held while a message is sent, and while a resume swaps the socket in
+	stamp []byte     // with wmu: the message being sent, its cursor in it
 
 	mu       sync.Mutex
 	sock     *wsLink       // nil while the socket is gone
@@ -417,6 +419,7 @@ func (c *wsConn) write(msg []byte) error {
 // ch is what waitRoom charged for it.
 func (c *wsConn) send(l *wsLink, msg []byte, ch int64) error {
 	slot := findCursorSlot(msg)
+	tag := c.box.tag
 	c.mu.Lock()
 	if c.done {
 		c.mu.Unlock()
@@ -424,18 +427,25 @@ func (c *wsConn) send(l *wsLink, msg []byte, ch int64) error {
 		return errConnClosed
 	}
 	c.box.next++
-	e := entry{n: c.box.next, msg: withCursor(msg, slot, formatCursor(c.box.tag, c.box.next))}
+	n := c.box.next
 	sock := l
 	if sock == nil {
 		sock = c.sock
 	}
 	if sock == nil {
-		c.holdLocked(e, ch)
+		c.holdLocked(entry{n: n, msg: withCursor(msg, slot, tag, n)}, ch)
 		c.mu.Unlock()
 		return nil
 	}
 	c.mu.Unlock()
 	c.s.budget.give(ch, false)
+	// The message is stamped into a buffer wmu keeps: the socket's write
+	// copies it, and the log copies it or is given a copy (entry.borrowed).
+	c.stamp = appendStamped(c.stamp[:0], msg, slot, tag, n)
+	e := entry{n: n, msg: c.stamp, borrowed: true}
+	if cap(c.stamp) > maxStamp {
+		c.stamp = nil
+	}
 	err := sock.write(e.msg)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -453,9 +463,13 @@ func (c *wsConn) send(l *wsLink, msg []byte, ch int64) error {
 		c.detachLocked()
 		go sock.drop()
 	}
-	c.holdLocked(e, 0)
+	c.holdLocked(entry{n: n, msg: bytes.Clone(e.msg)}, 0)
 	return nil
 }
+
+// maxStamp is the largest buffer a connection keeps for stamping messages
+// between them: a larger message's goes when it has been sent.
+const maxStamp = 64 << 10
 
 // holdLocked queues e for the next socket. Called with mu held.
 func (c *wsConn) holdLocked(e entry, charge int64) {

@@ -184,7 +184,13 @@ func refusedWith(answer, reason string) bool {
 // counts the client's messages it took; the messages a resumed socket
 // carries keep their cursors.
 func TestWebSocketResumeReplaysAfterCursor(t *testing.T) {
-	url := startServer(t, NewServer(serveTest, Options{Logger: quiet()}))
+	t.Run("memory", func(t *testing.T) { testWSReplay(t, MemoryRetention{}) })
+	// A log that keeps what Append is given is given messages of its own.
+	t.Run("keeping", func(t *testing.T) { testWSReplay(t, keepingRetention{}) })
+}
+
+func testWSReplay(t *testing.T, r Retention) {
+	url := startServer(t, NewServer(serveTest, Options{Logger: quiet(), Retention: r}))
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 	s := openWS(t, ctx, url, nil)
@@ -568,4 +574,43 @@ func (a *runCounter) HandleRequest(ctx context.Context, method string, params wi
 		return a.testAgent.HandleRequest(ctx, method, params)
 	}
 	return fmt.Appendf(nil, `{"runs":%d}`, a.runs.Add(1)), nil
+}
+
+// keepingRetention keeps the slices Append is given, the slice of them
+// included, as a log that writes behind holds them until it has written
+// them.
+type keepingRetention struct{}
+
+func (keepingRetention) Open(string, string) StreamLog { return &keepingLog{} }
+
+type keepingLog struct {
+	first   uint64
+	batches [][][]byte
+}
+
+func (l *keepingLog) Append(first uint64, msgs [][]byte) error {
+	if len(l.batches) == 0 {
+		l.first = first
+	}
+	l.batches = append(l.batches, msgs)
+	return nil
+}
+
+// Forget keeps everything: After reads from the first message appended.
+func (l *keepingLog) Forget(uint64) error { return nil }
+
+func (l *keepingLog) After(n, last uint64) ([][]byte, error) {
+	var all [][]byte
+	for _, b := range l.batches {
+		all = append(all, b...)
+	}
+	if n+1 < l.first || last >= l.first+uint64(len(all)) {
+		return nil, errNotRetained
+	}
+	return all[n+1-l.first : last+1-l.first], nil
+}
+
+func (l *keepingLog) Close() error {
+	l.batches = nil
+	return nil
 }
