@@ -374,83 +374,93 @@ type cursorSlot struct {
 	empty bool
 }
 
+// findCursorSlot finds the slot in one pass over msg, which must be a
+// JSON object; its last "params" member decides.
 func findCursorSlot(msg []byte) cursorSlot {
 	none := cursorSlot{off: -1}
-	base, end := paramsOf(msg)
-	if base < 0 || msg[base] != '{' {
-		return none
-	}
-	params := msg[base:end]
-	var d wire.Decoder
-	d.Reset(params, wire.Strict)
-	if d.BeginObject() != nil {
-		return none
-	}
-	slot := cursorSlot{off: base + d.Offset(), empty: closesAt(params, d.Offset())}
-	for {
-		key, more, err := d.NextKey()
-		if err != nil {
-			return none
-		}
-		if !more {
-			return slot
-		}
-		if string(key) != "_meta" {
-			if d.Skip() != nil {
-				return none
-			}
-			continue
-		}
-		if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-			return none
-		}
-		slot = cursorSlot{off: base + d.Offset(), meta: true, empty: closesAt(params, d.Offset())}
-		for {
-			key, more, err := d.NextKey()
-			if err != nil || (more && string(key) == MetaCursor) {
-				return none
-			}
-			if !more {
-				return slot
-			}
-			if d.Skip() != nil {
-				return none
-			}
-		}
-	}
-}
-
-// paramsOf returns where the value of msg's (last) "params" member starts
-// and ends, or -1 when msg is not a JSON object or has none.
-func paramsOf(msg []byte) (start, end int) {
-	start = -1
 	var d wire.Decoder
 	d.Reset(msg, wire.Strict)
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-		return -1, -1
+		return none
 	}
+	slot := none
 	for {
 		key, more, err := d.NextKey()
 		if err != nil {
-			return -1, -1
+			return none
 		}
 		if !more {
 			break
 		}
 		isParams := string(key) == "params"
-		d.Peek() // skips white space: Offset is the value's start
-		at := d.Offset()
-		if d.Skip() != nil {
-			return -1, -1
+		if isParams && d.Peek() == wire.KindObject {
+			var ok bool
+			if slot, ok = paramsSlot(&d, msg); !ok {
+				return none
+			}
+			continue
 		}
 		if isParams {
-			start, end = at, d.Offset()
+			slot = none
+		}
+		if d.Skip() != nil {
+			return none
 		}
 	}
 	if d.Finish() != nil {
-		return -1, -1
+		return none
 	}
-	return start, end
+	return slot
+}
+
+// paramsSlot reads the params object d is at, through its closing brace,
+// and returns the slot in it, which its first _meta member decides. ok is
+// false when the object is not JSON.
+func paramsSlot(d *wire.Decoder, msg []byte) (slot cursorSlot, ok bool) {
+	if d.BeginObject() != nil {
+		return slot, false
+	}
+	slot = cursorSlot{off: d.Offset(), empty: closesAt(msg, d.Offset())}
+	metaSeen := false
+	for {
+		key, more, err := d.NextKey()
+		if err != nil {
+			return slot, false
+		}
+		if !more {
+			return slot, true
+		}
+		isMeta := !metaSeen && string(key) == "_meta"
+		metaSeen = metaSeen || isMeta
+		if !isMeta || d.Peek() != wire.KindObject {
+			if isMeta {
+				slot = cursorSlot{off: -1} // not an object: no cursor
+			}
+			if d.Skip() != nil {
+				return slot, false
+			}
+			continue
+		}
+		if d.BeginObject() != nil {
+			return slot, false
+		}
+		slot = cursorSlot{off: d.Offset(), meta: true, empty: closesAt(msg, d.Offset())}
+		for {
+			key, more, err := d.NextKey()
+			if err != nil {
+				return slot, false
+			}
+			if !more {
+				break
+			}
+			if string(key) == MetaCursor {
+				slot = cursorSlot{off: -1} // named already: no other
+			}
+			if d.Skip() != nil {
+				return slot, false
+			}
+		}
+	}
 }
 
 // closesAt reports whether the object whose opening brace ends before i

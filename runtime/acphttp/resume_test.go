@@ -353,6 +353,10 @@ func TestCursorInMeta(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"x"}}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"x"}}}`},
 		{`{"jsonrpc":"2.0","method":"m","params":[1]}`, `{"jsonrpc":"2.0","method":"m","params":[1]}`},
 		{`{"jsonrpc":"2.0","id":1,"result":{"a":1}}`, `{"jsonrpc":"2.0","id":1,"result":{"a":1}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"a":1},"params":[1]}`, `{"jsonrpc":"2.0","method":"m","params":{"a":1},"params":[1]}`},
+		{`{"jsonrpc":"2.0","method":"m","params":[1],"params":{}}`, `{"jsonrpc":"2.0","method":"m","params":[1],"params":{"_meta":{"acp/cursor":"t.1"}}}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"a":1},"x":}`, `{"jsonrpc":"2.0","method":"m","params":{"a":1},"x":}`},
+		{`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"a":1},"_meta":{"acp/cursor":"x"}}}`, `{"jsonrpc":"2.0","method":"m","params":{"_meta":{"acp/cursor":"t.1","a":1},"_meta":{"acp/cursor":"x"}}}`},
 		{` { "params" : { "s" : "{\"_meta\":1}" } , "method":"m","jsonrpc":"2.0"}`, ` { "params" : {"_meta":{"acp/cursor":"t.1"}, "s" : "{\"_meta\":1}" } , "method":"m","jsonrpc":"2.0"}`},
 	} {
 		msg := []byte(tc.in)
