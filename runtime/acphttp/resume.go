@@ -36,7 +36,7 @@ const MetaCursor = "acp/cursor"
 const (
 	// DefaultRetainMessages holds a turn's 1,000 missed updates and its
 	// answer with room for what socket buffers swallowed at the cut: about
-	// 1.1 MiB for a stream of one-word chunks (BenchmarkRetainedMemory: 272
+	// 1.1 MiB for a stream of one-word chunks (BenchmarkRetainedMemory: 268
 	// bytes each), within MaxRetained, which bounds the server's total.
 	DefaultRetainMessages = 4096
 )

@@ -175,8 +175,9 @@ func BenchmarkResumeAfterCut(b *testing.B) {
 }
 
 // BenchmarkRetainedMemory measures what a Streamable HTTP stream's log
-// holds per retained message, as the delivery path keeps it (withCursor's
-// copy, the bounds' record and the log's slices): one iteration fills a stream's log with
+// holds per retained message, as the delivery path keeps it (the log's
+// copy in its chunks, the bounds' record and the message's place in the
+// log): one iteration fills a stream's log with
 // DefaultRetainMessages agent_message_chunk updates of one word, the
 // commonest message of a turn. It reports the heap the full log holds per
 // message (B/retained) beside the message's own length (msg-B), from which
