@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
@@ -30,12 +31,14 @@ type Turn struct {
 	ctx     turnCtx // the context its handler gets
 	// next and prev link the turns of one session in turnTable.live.
 	next, prev *Turn
+	// set under turns.mu, read without it by Cancelled (which a prompt's
+	// answer asks every time)
+	cancelled atomic.Bool
 	// guarded by turns.mu:
-	done      chan struct{} // closed by a cancel; made when first asked for
-	cancelled bool
-	kept      int  // Keep calls not yet released
-	ended     bool // the request is answered
-	dropped   bool // no longer in turnTable.live
+	done    chan struct{} // closed by a cancel; made when first asked for
+	kept    int           // Keep calls not yet released
+	ended   bool          // the request is answered
+	dropped bool          // no longer in turnTable.live
 }
 
 // turnCtx is a turn's context: its request's, which a cancel of the turn
@@ -82,7 +85,7 @@ func (t *Turn) Done() <-chan struct{} {
 	defer t.turns.mu.Unlock()
 	if t.done == nil {
 		t.done = make(chan struct{})
-		if t.cancelled {
+		if t.cancelled.Load() {
 			t.done = closed
 		}
 	}
@@ -90,11 +93,7 @@ func (t *Turn) Done() <-chan struct{} {
 }
 
 // Cancelled reports whether the peer cancelled the turn.
-func (t *Turn) Cancelled() bool {
-	t.turns.mu.Lock()
-	defer t.turns.mu.Unlock()
-	return t.cancelled
-}
+func (t *Turn) Cancelled() bool { return t.cancelled.Load() }
 
 // Keep keeps the turn registered after its request is answered, for a
 // protocol whose turn runs on after the prompt's response (ACP v2): until
@@ -213,8 +212,8 @@ func (tt *turnTable) cancel(s string) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	for t := tt.live[s]; t != nil; t = t.next {
-		if !t.cancelled {
-			t.cancelled = true
+		if !t.cancelled.Load() {
+			t.cancelled.Store(true)
 			if t.done != nil {
 				close(t.done)
 			}

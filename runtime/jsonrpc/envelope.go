@@ -33,6 +33,7 @@ type names struct {
 	s     [8]string
 	plain [8]bool // s[i] is a plain name (plainName)
 	next  int
+	hit   int // the last found
 }
 
 // of returns b as a string, one of n's when it is there.
@@ -48,15 +49,19 @@ func (n *names) plainOf(b []byte) (string, bool) {
 }
 
 func (n *names) find(b []byte) (string, bool) {
+	if s := n.s[n.hit]; s == string(b) { // a run of one method's messages
+		return s, n.plain[n.hit]
+	}
 	for i, s := range n.s {
 		if s == string(b) {
+			n.hit = i
 			return s, n.plain[i]
 		}
 	}
 	s := string(b)
 	n.s[n.next], n.plain[n.next] = s, plainName(b)
 	plain := n.plain[n.next]
-	n.next = (n.next + 1) % len(n.s)
+	n.hit, n.next = n.next, (n.next+1)%len(n.s)
 	return s, plain
 }
 
@@ -64,12 +69,21 @@ func (n *names) find(b []byte) (string, bool) {
 // which a frame holds as it is, unescaped.
 func plainName(b []byte) bool {
 	for _, c := range b {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+		if !plainByte[c] || c == '"' {
 			return false
 		}
 	}
 	return len(b) > 0
 }
+
+// plainByte reports the bytes a JSON string holds as they are, unescaped,
+// that are printable ASCII: all but controls, '\\', and from 0x7f.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '\\'
+	}
+	return t
+}()
 
 // MethodIsString reports a method member that is a JSON string.
 func (e *Envelope) MethodIsString() bool { return e.Method.Kind() == wire.KindString }

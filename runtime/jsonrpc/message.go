@@ -312,7 +312,7 @@ func plainSessionID(params wire.Raw) (string, bool) {
 		return "", false
 	}
 	for _, c := range v[:end] {
-		if c < 0x20 || c >= 0x7f || c == '\\' {
+		if !plainByte[c] {
 			return "", false
 		}
 	}

@@ -62,3 +62,18 @@ func FuzzSessionID(f *testing.F) {
 		}
 	})
 }
+
+// TestNamesPlain: a name is plain by its own bytes, whichever reader kept
+// it first, so a name the decoder unescaped is not read as plain again.
+func TestNamesPlain(t *testing.T) {
+	var n names
+	n.of([]byte(`a\b`))
+	for _, c := range []struct {
+		name  string
+		plain bool
+	}{{`a\b`, false}, {"session/prompt", true}, {"session/prompt", true}, {"\u00e9", false}, {"a\tb", false}, {`a"b`, false}, {"", false}, {"_x/y", true}, {`a\b`, false}} {
+		if s, plain := n.plainOf([]byte(c.name)); s != c.name || plain != c.plain {
+			t.Errorf("plainOf(%q) = %q, %v; want plain %v", c.name, s, plain, c.plain)
+		}
+	}
+}
