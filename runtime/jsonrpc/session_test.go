@@ -32,7 +32,7 @@ func TestSessionIDPlainAgrees(t *testing.T) {
 		s, ok := plainSessionID(wire.Raw(p))
 		if ok {
 			read++
-			if ds, dok := decodedSessionID(wire.Raw(p)); !dok || ds != s {
+			if ds, dok := decodedSessionID(wire.Raw(p)); !dok || string(ds) != string(s) {
 				t.Errorf("%q: plain %q, decoder %q %v", p, s, ds, dok)
 			}
 		}
@@ -57,7 +57,7 @@ func FuzzSessionID(f *testing.F) {
 		if !ok {
 			return
 		}
-		if ds, dok := decodedSessionID(p); !dok || ds != s {
+		if ds, dok := decodedSessionID(p); !dok || string(ds) != string(s) {
 			t.Fatalf("%q: plain %q, decoder %q %v", p, s, ds, dok)
 		}
 	})
