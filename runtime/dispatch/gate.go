@@ -313,6 +313,9 @@ func check(t *GateTable, g Grants, m *MethodGates, result bool, v any) []wire.Ga
 	if result {
 		rs = &m.Result
 	}
+	if len(rs.Gates) == 0 { // most results: no row, nothing to find
+		return nil
+	}
 	w := walker{rows: rs.resolve(t)}
 	granted := rs.granted(g)
 	for b := rs.all &^ rs.walked &^ granted; b != 0; b &= b - 1 {

@@ -27,8 +27,8 @@ type Routes struct {
 	// turns in wire order (see Turn).
 	Turn *TurnMethods
 
-	once   sync.Once
-	byWire map[string]int
+	once  sync.Once
+	slots []int32 // see index
 }
 
 // Handled is one method a side handles.
@@ -50,16 +50,48 @@ func (t *Routes) newParams(i int) any {
 	return reflect.New(reflect.TypeOf(t.Methods[i].Params).Elem()).Interface()
 }
 
-// index returns the number of method in t, and whether t has it.
+// index returns the number of method in t, and whether t has it. It is
+// asked twice for every message (the params' decoding, the route), so it
+// is an open-addressed table on a hash of a few of the name's bytes, not a
+// map, which hashes every byte.
 func (t *Routes) index(method string) (int, bool) {
-	t.once.Do(func() {
-		t.byWire = make(map[string]int, len(t.Methods))
-		for i, m := range t.Methods {
-			t.byWire[m.Method.Wire] = i
+	t.once.Do(t.makeSlots)
+	mask := len(t.slots) - 1
+	for h := wireHash(method) & mask; ; h = (h + 1) & mask {
+		e := int(t.slots[h])
+		if e == 0 {
+			return 0, false
 		}
-	})
-	i, ok := t.byWire[method]
-	return i, ok
+		if t.Methods[e-1].Method.Wire == method {
+			return e - 1, true
+		}
+	}
+}
+
+// makeSlots fills slots: at most a quarter full, a method's number plus
+// one at its hash or after, the last of equal names kept.
+func (t *Routes) makeSlots() {
+	n := 8
+	for n < 4*len(t.Methods) {
+		n *= 2
+	}
+	t.slots = make([]int32, n)
+	for i, m := range t.Methods {
+		h := wireHash(m.Method.Wire) & (n - 1)
+		for t.slots[h] != 0 && t.Methods[t.slots[h]-1].Method.Wire != m.Method.Wire {
+			h = (h + 1) & (n - 1)
+		}
+		t.slots[h] = int32(i + 1)
+	}
+}
+
+// wireHash mixes a method name's length and three of its bytes, which
+// tell a side's methods apart well enough for a quarter-full table.
+func wireHash(s string) int {
+	if s == "" {
+		return 0
+	}
+	return len(s)*131 + int(s[len(s)-1])*31 + int(s[len(s)/2])*7 + int(s[len(s)*3/4])
 }
 
 // router adapts an End and its routes to jsonrpc.Handler.

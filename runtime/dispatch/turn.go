@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpgen/acpgen/runtime/jsonrpc"
@@ -30,12 +31,14 @@ type Turn struct {
 	ctx     turnCtx // the context its handler gets
 	// next and prev link the turns of one session in turnTable.live.
 	next, prev *Turn
+	// set under turns.mu, read without it by Cancelled (which a prompt's
+	// answer asks every time)
+	cancelled atomic.Bool
 	// guarded by turns.mu:
-	done      chan struct{} // closed by a cancel; made when first asked for
-	cancelled bool
-	kept      int  // Keep calls not yet released
-	ended     bool // the request is answered
-	dropped   bool // no longer in turnTable.live
+	done    chan struct{} // closed by a cancel; made when first asked for
+	kept    int           // Keep calls not yet released
+	ended   bool          // the request is answered
+	dropped bool          // no longer in turnTable.live
 }
 
 // turnCtx is a turn's context: its request's, which a cancel of the turn
@@ -82,7 +85,7 @@ func (t *Turn) Done() <-chan struct{} {
 	defer t.turns.mu.Unlock()
 	if t.done == nil {
 		t.done = make(chan struct{})
-		if t.cancelled {
+		if t.cancelled.Load() {
 			t.done = closed
 		}
 	}
@@ -90,11 +93,7 @@ func (t *Turn) Done() <-chan struct{} {
 }
 
 // Cancelled reports whether the peer cancelled the turn.
-func (t *Turn) Cancelled() bool {
-	t.turns.mu.Lock()
-	defer t.turns.mu.Unlock()
-	return t.cancelled
-}
+func (t *Turn) Cancelled() bool { return t.cancelled.Load() }
 
 // Keep keeps the turn registered after its request is answered, for a
 // protocol whose turn runs on after the prompt's response (ACP v2): until
@@ -137,6 +136,8 @@ type turnTable struct {
 	mu      sync.Mutex
 	methods *TurnMethods
 	live    map[string]*Turn // the first of each session's turns, linked by next
+	recent  [4]string        // the last sessions made (intern)
+	next    int
 }
 
 // arrived registers a prompt's turn or applies a cancel, on the reading
@@ -144,11 +145,11 @@ type turnTable struct {
 func (tt *turnTable) arrived(ctx context.Context, method string, params wire.Raw, request bool) context.Context {
 	switch {
 	case request && method == tt.methods.Prompt:
-		if s, ok := jsonrpc.SessionID(params); ok {
+		if s, ok := jsonrpc.SessionIDBytes(params); ok {
 			return tt.start(ctx, s)
 		}
 	case !request && method == tt.methods.Cancel:
-		if s, ok := jsonrpc.SessionID(params); ok {
+		if s, ok := jsonrpc.SessionIDBytes(params); ok {
 			tt.cancel(s)
 		}
 	}
@@ -160,20 +161,40 @@ func (tt *turnTable) arrived(ctx context.Context, method string, params wire.Raw
 // answered (answered): the turn then ends unless kept. Until then the
 // reader does not pause for room: the turn may wait for its cancel
 // (jsonrpc.AwaitInput).
-func (tt *turnTable) start(req context.Context, s string) context.Context {
-	t := &Turn{turns: tt, session: s}
+func (tt *turnTable) start(req context.Context, s []byte) context.Context {
+	t := &Turn{turns: tt}
 	t.ctx = turnCtx{req, t}
 	jsonrpc.AwaitInput(req)
 	tt.mu.Lock()
 	if tt.live == nil {
 		tt.live = map[string]*Turn{}
 	}
-	if head := tt.live[s]; head != nil {
+	head := tt.live[string(s)]
+	t.session = tt.intern(s, head)
+	if head != nil {
 		t.next, head.prev = head, t
 	}
-	tt.live[s] = t
+	tt.live[t.session] = t
 	tt.mu.Unlock()
 	return &t.ctx
+}
+
+// intern returns session s as a string: head's, the session's live turn,
+// or one of the last sessions made, so that a prompt of a session seen
+// lately makes none. Called with mu held.
+func (tt *turnTable) intern(s []byte, head *Turn) string {
+	if head != nil {
+		return head.session
+	}
+	for _, r := range tt.recent {
+		if r == string(s) {
+			return r
+		}
+	}
+	r := string(s)
+	tt.recent[tt.next] = r
+	tt.next = (tt.next + 1) % len(tt.recent)
+	return r
 }
 
 // answered ends the turn whose request, of context ctx, is answered.
@@ -209,12 +230,12 @@ func (tt *turnTable) drop(t *Turn) {
 }
 
 // cancel ends every registered turn of session s.
-func (tt *turnTable) cancel(s string) {
+func (tt *turnTable) cancel(s []byte) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	for t := tt.live[s]; t != nil; t = t.next {
-		if !t.cancelled {
-			t.cancelled = true
+	for t := tt.live[string(s)]; t != nil; t = t.next {
+		if !t.cancelled.Load() {
+			t.cancelled.Store(true)
 			if t.done != nil {
 				close(t.done)
 			}

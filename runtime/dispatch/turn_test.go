@@ -50,13 +50,20 @@ func serveTurns(t *testing.T, keep bool) (*turnServer, io.Writer) {
 	s := &turnServer{turns: make(chan *dispatch.Turn, 4), answer: make(chan struct{}), keep: keep, kept: make(chan func(), 4)}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	go io.Copy(io.Discard, bufio.NewReader(outR))
+	opened := make(chan struct{}) // the open's answer, the first line out, is written
+	go func() {
+		br := bufio.NewReader(outR)
+		br.ReadBytes('\n')
+		close(opened)
+		io.Copy(io.Discard, br)
+	}()
 	dispatch.Connect(&s.end, turnRoutes, s.route, s, inR, outW, dispatch.Options{RPC: jsonrpc.Options{Logger: slog.New(slog.DiscardHandler)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.end.Conn.Run(ctx) }()
 	t.Cleanup(func() { cancel(); inW.Close(); outW.Close(); <-done })
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"open","params":{}}`+"\n")
+	<-opened // a prompt read before the open is answered would be refused, not a turn
 	return s, inW
 }
 

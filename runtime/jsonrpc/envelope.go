@@ -30,22 +30,60 @@ type Envelope struct {
 // names are the last method names a reader returned: a connection's
 // messages name few methods, which need not be allocated each time.
 type names struct {
-	s    [8]string
-	next int
+	s     [8]string
+	plain [8]bool // s[i] is a plain name (plainName)
+	next  int
+	hit   int // the last found
 }
 
 // of returns b as a string, one of n's when it is there.
 func (n *names) of(b []byte) string {
-	for _, s := range n.s {
+	s, _ := n.find(b)
+	return s
+}
+
+// plainOf returns b as of does, and whether b is a plain name, which a
+// name n has kept is known to be without looking at its bytes again.
+func (n *names) plainOf(b []byte) (string, bool) {
+	return n.find(b)
+}
+
+func (n *names) find(b []byte) (string, bool) {
+	if s := n.s[n.hit]; s == string(b) { // a run of one method's messages
+		return s, n.plain[n.hit]
+	}
+	for i, s := range n.s {
 		if s == string(b) {
-			return s
+			n.hit = i
+			return s, n.plain[i]
 		}
 	}
 	s := string(b)
-	n.s[n.next] = s
-	n.next = (n.next + 1) % len(n.s)
-	return s
+	n.s[n.next], n.plain[n.next] = s, plainName(b)
+	plain := n.plain[n.next]
+	n.hit, n.next = n.next, (n.next+1)%len(n.s)
+	return s, plain
 }
+
+// plainName reports a method name of printable ASCII without '"' or '\\',
+// which a frame holds as it is, unescaped.
+func plainName(b []byte) bool {
+	for _, c := range b {
+		if !plainByte[c] || c == '"' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// plainByte reports the bytes a JSON string holds as they are, unescaped,
+// that are printable ASCII: all but controls, '\\', and from 0x7f.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '\\'
+	}
+	return t
+}()
 
 // MethodIsString reports a method member that is a JSON string.
 func (e *Envelope) MethodIsString() bool { return e.Method.Kind() == wire.KindString }

@@ -265,27 +265,65 @@ func callIDOf(raw wire.Raw) int64 {
 // one reading of a session from raw params, for routing and turn tracking
 // before a message is decoded.
 func SessionID(params wire.Raw) (string, bool) {
+	b, ok := SessionIDBytes(params)
+	return string(b), ok
+}
+
+// SessionIDBytes is SessionID without making a string: the bytes may alias
+// params, for a caller that keeps the sessions it knows as strings.
+func SessionIDBytes(params wire.Raw) ([]byte, bool) {
+	if b, ok := plainSessionID(params); ok {
+		return b, true
+	}
+	return decodedSessionID(params)
+}
+
+// decodedSessionID is SessionID's reading by the decoder.
+func decodedSessionID(params wire.Raw) ([]byte, bool) {
 	var d wire.Decoder
 	d.Reset(params, wire.Lenient)
 	if d.Peek() != wire.KindObject || d.BeginObject() != nil {
-		return "", false
+		return nil, false
 	}
 	for {
 		key, more, err := d.NextKey()
 		if err != nil || !more {
-			return "", false
+			return nil, false
 		}
 		if string(key) == "sessionId" {
 			if d.Peek() != wire.KindString {
-				return "", false
+				return nil, false
 			}
-			s, err := d.ReadString()
-			return s, err == nil
+			b, err := d.ReadStringBytes() // d's own scratch at worst: d ends here
+			return b, err == nil
 		}
 		if d.Skip() != nil {
-			return "", false
+			return nil, false
 		}
 	}
+}
+
+// plainSessionID reads params of the usual shape, whose first member is
+// "sessionId" with a string of printable ASCII without escapes, as
+// SessionID's decoder reads them, without the decoder's per-byte work
+// (once per prompt, on the reading goroutine). Any other params report
+// false, for the decoder to read.
+func plainSessionID(params wire.Raw) ([]byte, bool) {
+	const head = `{"sessionId":"`
+	if !bytes.HasPrefix(params, []byte(head)) {
+		return nil, false
+	}
+	v := params[len(head):]
+	end := bytes.IndexByte(v, '"')
+	if end < 0 {
+		return nil, false
+	}
+	for _, c := range v[:end] {
+		if !plainByte[c] {
+			return nil, false
+		}
+	}
+	return v[:end], true
 }
 
 // The members a sender writes in this order and form, without whitespace,
@@ -323,14 +361,14 @@ func fastParse(d *wire.Decoder, frame []byte, m *message, pre Dispatcher, mode w
 		return false
 	}
 	i += len(fastMethod)
-	j := i
-	for j < len(frame) && frame[j] >= 0x20 && frame[j] < 0x7f && frame[j] != '"' && frame[j] != '\\' {
-		j++
-	}
-	if j == i || !bytes.HasPrefix(frame[j:], []byte(fastParams)) {
+	j := i + bytes.IndexByte(frame[i:], '"')
+	if j < i || !bytes.HasPrefix(frame[j:], []byte(fastParams)) {
 		return false
 	}
-	method := names.of(frame[i:j])
+	method, plain := names.plainOf(frame[i:j])
+	if !plain {
+		return false
+	}
 	start := j + len(fastParams) - 1 // the params' '{'
 	d.Reset(frame[start:], mode)
 	v := pre.DecodeParams(method, d)

@@ -141,10 +141,13 @@ var validators = sync.Pool{New: func() any { return new(Validator) }}
 // parameter would otherwise be allocated on every call.
 func Check(acceptUnknown bool, validate func(*Validator)) error {
 	v := validators.Get().(*Validator)
-	*v = Validator{AcceptUnknown: acceptUnknown}
+	v.AcceptUnknown, v.depth = acceptUnknown, 0 // only what the walk reads, as borrow does
+	v.errs, v.unencodable, v.more = v.errs[:0], v.unencodable[:0], v.more[:0]
 	validate(v)
 	err := v.Err()
-	*v = Validator{} // the error owns the violations now
+	if len(v.errs) > 0 || len(v.unencodable) > 0 {
+		v.errs, v.unencodable = nil, nil // the error owns the violations now
+	}
 	validators.Put(v)
 	return err
 }
