@@ -88,24 +88,7 @@ func awaitLast(t *testing.T, c *clientV2, n int, last string) []string {
 func TestV2TransportResumeSendsStateUpdate(t *testing.T) {
 	for _, p := range []acphttp.Profile{acphttp.WebSocket, acphttp.StreamableHTTP} {
 		t.Run(string(p), func(t *testing.T) {
-			a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
-			url := serveNetWith(t, a, acphttp.Options{ResumeState: a.ResumeState}, "alpha-token")
-			cut := &cutter{}
-			hc, err := acphttp.Dial(ctx, url, acphttp.DialOptions{
-				Profile:    p,
-				Header:     http.Header{"Authorization": {"Bearer alpha-token"}},
-				HTTPClient: &http.Client{Transport: &http.Transport{DialContext: cut.dial}},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { hc.Close() })
-			c := &clientV2{idle: make(chan string, 16)}
-			c.conn = acp2.NewClientConn(c, hc, hc, acp2.ConnOptions{})
-			go c.conn.Run(t.Context())
-			if _, err := c.conn.Initialize(ctx, &acp2.InitializeRequest{ProtocolVersion: acp2.CurrentProtocolVersion, Info: acp2.Implementation{Name: "test", Version: "0"}}); err != nil {
-				t.Fatal(err)
-			}
+			c, cut := dialCutV2(t, p, true)
 			id := newSessionV2(t, c)
 			res, err := c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("one wait two")}})
 			if err != nil {
@@ -136,24 +119,7 @@ func TestV2TransportResumeSendsStateUpdate(t *testing.T) {
 // what TestV2TransportResumeSendsStateUpdate sees comes from the agent's
 // ResumeState, not from the turn.
 func TestV2TransportResumeWithoutResumeStateSendsNone(t *testing.T) {
-	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
-	url := serveNetWith(t, a, acphttp.Options{}, "alpha-token")
-	cut := &cutter{}
-	hc, err := acphttp.Dial(ctx, url, acphttp.DialOptions{
-		Profile:    acphttp.WebSocket,
-		Header:     http.Header{"Authorization": {"Bearer alpha-token"}},
-		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: cut.dial}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hc.Close() })
-	c := &clientV2{idle: make(chan string, 16)}
-	c.conn = acp2.NewClientConn(c, hc, hc, acp2.ConnOptions{})
-	go c.conn.Run(t.Context())
-	if _, err := c.conn.Initialize(ctx, &acp2.InitializeRequest{ProtocolVersion: acp2.CurrentProtocolVersion, Info: acp2.Implementation{Name: "test", Version: "0"}}); err != nil {
-		t.Fatal(err)
-	}
+	c, cut := dialCutV2(t, acphttp.WebSocket, false)
 	id := newSessionV2(t, c)
 	res, err := c.conn.SessionPrompt(ctx, &acp2.PromptRequest{SessionID: id, Prompt: []acp2.ContentBlock{acp2.TextBlock("one wait two")}})
 	if err != nil {
@@ -171,4 +137,34 @@ func TestV2TransportResumeWithoutResumeStateSendsNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitUpdates(t, c, append(before, "state idle cancelled"))
+}
+
+// dialCutV2 serves a memory-backed store agent over the network (with its
+// ResumeState when withState) and returns an initialized v2 client on
+// profile p whose TCP connections the cutter can cut.
+func dialCutV2(t *testing.T, p acphttp.Profile, withState bool) (*clientV2, *cutter) {
+	t.Helper()
+	a := storeagent.New(session.NewMemory(), slog.New(slog.DiscardHandler))
+	o := acphttp.Options{}
+	if withState {
+		o.ResumeState = a.ResumeState
+	}
+	url := serveNetWith(t, a, o, "alpha-token")
+	cut := &cutter{}
+	hc, err := acphttp.Dial(ctx, url, acphttp.DialOptions{
+		Profile:    p,
+		Header:     http.Header{"Authorization": {"Bearer alpha-token"}},
+		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: cut.dial}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hc.Close() })
+	c := &clientV2{idle: make(chan string, 16)}
+	c.conn = acp2.NewClientConn(c, hc, hc, acp2.ConnOptions{})
+	go c.conn.Run(t.Context())
+	if _, err := c.conn.Initialize(ctx, &acp2.InitializeRequest{ProtocolVersion: acp2.CurrentProtocolVersion, Info: acp2.Implementation{Name: "test", Version: "0"}}); err != nil {
+		t.Fatal(err)
+	}
+	return c, cut
 }
